@@ -1,0 +1,17 @@
+"""The `carimg` command: serve the API, render images, administer a deployment."""
+
+from __future__ import annotations
+
+from carimg.cli import render, serve
+from carimg.cli._app import app
+
+serve.register(app)
+render.register(app)
+
+
+def main() -> None:
+    """Console entry point."""
+    app()
+
+
+__all__ = ["app", "main"]

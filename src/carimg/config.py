@@ -1,0 +1,54 @@
+"""Settings: one object, read from `CARIMG_*` environment variables, built once and passed down."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class Settings(BaseSettings):
+    """Every knob of a deployment. Defaults run one process on SQLite with no external service."""
+
+    model_config = SettingsConfigDict(env_prefix="CARIMG_", extra="ignore", frozen=True)
+
+    data_dir: Path = Field(
+        default=Path("var"), description="Directory for the SQLite database and the render cache."
+    )
+    database_url: str | None = Field(
+        default=None,
+        description="SQLAlchemy URL; default is SQLite at `{data_dir}/carimg.db`.",
+    )
+    base_url: str = Field(
+        default="http://127.0.0.1:8000",
+        description="Public address of this deployment, used in links and problem `type` URLs.",
+    )
+    pricing_variant: Literal["A", "B"] = Field(
+        default="A", description="Pricing and cache variant of the spec (A or B)."
+    )
+    render_workers: int = Field(
+        default=1, ge=0, description="Render processes; 0 renders in-process (tests)."
+    )
+    delivery_ttl_default: int = Field(default=3600, ge=60, le=604800)
+    delivery_ttl_min: int = Field(default=60, ge=60, le=604800)
+    delivery_ttl_max: int = Field(default=604800, ge=60, le=604800)
+    max_batch_urls: int = Field(default=50, ge=1, le=50)
+    log_level: str = Field(default="info", description="uvicorn log level.")
+
+    @field_validator("base_url")
+    @classmethod
+    def _strip_trailing_slash(cls, value: str) -> str:
+        return value.rstrip("/")
+
+    @property
+    def resolved_database_url(self) -> str:
+        """The database URL, defaulting to SQLite inside the data directory."""
+        if self.database_url:
+            return self.database_url
+        return f"sqlite+aiosqlite:///{(self.data_dir / 'carimg.db').resolve()}"
+
+    @property
+    def render_cache_dir(self) -> Path:
+        return self.data_dir / "renders"

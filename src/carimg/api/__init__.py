@@ -1,0 +1,1 @@
+"""carimg.api: the versioned HTTP API (parse, call the domain, shape responses)."""

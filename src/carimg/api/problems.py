@@ -1,0 +1,117 @@
+"""RFC 9457 problem documents for every failure, framework errors included."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping
+from http import HTTPStatus
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict
+from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.responses import Response
+
+from carimg.api.headers import REQUEST_ID_HEADER, request_id_of
+from carimg.api.jsonresponse import json_bytes
+from carimg.domain.errors import DomainError
+
+PROBLEM_MEDIA_TYPE = "application/problem+json"
+logger = logging.getLogger("carimg.api")
+
+
+class Problem(BaseModel):
+    """An RFC 9457 problem document (extension members vary by status)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    type: str
+    title: str
+    status: int
+    detail: str
+    request_id: str
+
+
+def problem_response(
+    request: Request,
+    status: int,
+    detail: str,
+    *,
+    title: str | None = None,
+    headers: Mapping[str, str] | None = None,
+    **extensions: Any,
+) -> Response:
+    """A problem document response carrying the request id."""
+    request_id = request_id_of(request)
+    base_url: str = request.app.state.settings.base_url
+    document = {
+        "type": f"{base_url}/docs/errors#{status}",
+        "title": title or HTTPStatus(status).phrase,
+        "status": status,
+        "detail": detail,
+        "request_id": request_id,
+        **extensions,
+    }
+    response_headers = {REQUEST_ID_HEADER: request_id, **(headers or {})}
+    return Response(
+        json_bytes(document), status, headers=response_headers, media_type=PROBLEM_MEDIA_TYPE
+    )
+
+
+async def _domain_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, DomainError)
+    return problem_response(request, exc.status, exc.detail, **exc.extensions)
+
+
+async def _http_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, StarletteHTTPException)
+    if exc.status_code == 404:
+        detail = (
+            f"No endpoint at {request.url.path}. See {request.app.state.settings.base_url}/docs."
+        )
+    elif exc.status_code == 405:
+        detail = f"{request.method} is not allowed on {request.url.path}."
+    else:
+        detail = str(exc.detail)
+    return problem_response(request, exc.status_code, detail, headers=exc.headers)
+
+
+async def _validation_error(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RequestValidationError)
+    first = exc.errors()[0] if exc.errors() else {}
+    location = [str(part) for part in first.get("loc", ())]
+    parameter = location[-1] if len(location) > 1 else (location[0] if location else "body")
+    message = first.get("msg", "Invalid request.")
+    return problem_response(
+        request,
+        400,
+        f"Invalid value for '{parameter}': {message}.",
+        code="invalid_params",
+        parameter=parameter,
+        retryable=False,
+    )
+
+
+async def _unexpected_error(request: Request, exc: Exception) -> Response:
+    logger.exception("unexpected failure", extra={"request_id": request_id_of(request)})
+    return problem_response(request, 500, "Unexpected failure; nothing was charged. Retry later.")
+
+
+def install_problem_handlers(app: FastAPI) -> None:
+    """Route every error, framework ones included, through problem documents."""
+    app.add_exception_handler(DomainError, _domain_error)
+    app.add_exception_handler(StarletteHTTPException, _http_error)
+    app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(Exception, _unexpected_error)
+
+
+def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """OpenAPI `responses` entries describing problem documents for the given statuses."""
+    return {
+        status: {
+            "description": HTTPStatus(status).phrase,
+            "content": {PROBLEM_MEDIA_TYPE: {"schema": {"$ref": "#/components/schemas/Problem"}}},
+        }
+        for status in statuses
+    }

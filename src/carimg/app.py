@@ -1,0 +1,76 @@
+"""The composition root: `create_app(settings)` builds the whole service."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import FastAPI
+from fastapi.openapi.utils import get_openapi
+from fastapi.routing import APIRoute
+
+from carimg import __version__
+from carimg.api import health, options, vehicles
+from carimg.api.headers import RequestIdMiddleware
+from carimg.api.problems import Problem, install_problem_handlers
+from carimg.catalog import Catalog, load_catalog
+from carimg.config import Settings
+
+API_VERSION = "2.0.0"
+DESCRIPTION = """Studio renders of every vehicle in an open catalog, sold per image.
+
+Every failure is an RFC 9457 problem document (`application/problem+json`) with `type`, `title`,
+`status`, `detail` and `request_id`. Every response carries `X-Request-Id`."""
+
+
+def _operation_id(route: APIRoute) -> str:
+    return route.name
+
+
+def create_app(settings: Settings | None = None, *, catalog: Catalog | None = None) -> FastAPI:
+    """Build the ASGI app for one deployment; tests pass their own settings and data dir."""
+    settings = settings or Settings()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    app = FastAPI(
+        title="carimg",
+        version=API_VERSION,
+        description=DESCRIPTION,
+        openapi_url="/openapi.json",
+        docs_url="/docs",
+        redoc_url=None,
+        generate_unique_id_function=_operation_id,
+    )
+    app.state.settings = settings
+    app.state.catalog = catalog or load_catalog()
+    app.state.service_version = __version__
+    install_problem_handlers(app)
+    app.add_middleware(RequestIdMiddleware)
+    for module in (health, options, vehicles):
+        app.include_router(module.router)
+    app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
+    return app
+
+
+def _openapi(app: FastAPI) -> dict[str, Any]:
+    """OpenAPI 3.1 with the Problem schema every error response refers to."""
+    if app.openapi_schema is None:
+        schema = get_openapi(
+            title=app.title,
+            version=app.version,
+            openapi_version="3.1.0",
+            description=app.description,
+            routes=app.routes,
+            servers=[{"url": app.state.settings.base_url}],
+        )
+        schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = (
+            Problem.model_json_schema()
+        )
+        for path_item in schema.get("paths", {}).values():
+            for operation in path_item.values():
+                operation.get("responses", {}).pop("422", None)
+        app.openapi_schema = schema
+    return app.openapi_schema
+
+
+def create_app_from_env() -> FastAPI:
+    """Factory for `uvicorn --factory`: settings from `CARIMG_*` environment variables."""
+    return create_app(Settings())

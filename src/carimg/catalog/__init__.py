@@ -1,0 +1,29 @@
+"""carimg.catalog: the vehicle catalog (makes, models, model years, body styles) and its search.
+
+A library with no service imports. Data comes from `@meterapp/vehicle-db@2.6.0`, compiled into
+`data/catalog.json.gz` by `scripts/build_catalog.py`.
+"""
+
+from carimg.catalog._catalog import Catalog, load_catalog, parse_catalog, read_catalog
+from carimg.catalog._model import CatalogStats, Make, Model, Source, Vehicle, vehicle_id
+from carimg.catalog._search import MAKE_ALIASES, MATCH_KINDS, MatchKind, SearchHit
+from carimg.catalog._text import norm, slugify
+
+__all__ = [
+    "MAKE_ALIASES",
+    "MATCH_KINDS",
+    "Catalog",
+    "CatalogStats",
+    "Make",
+    "MatchKind",
+    "Model",
+    "SearchHit",
+    "Source",
+    "Vehicle",
+    "load_catalog",
+    "norm",
+    "parse_catalog",
+    "read_catalog",
+    "slugify",
+    "vehicle_id",
+]

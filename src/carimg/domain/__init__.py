@@ -1,0 +1,1 @@
+"""carimg.domain: the service's rules, free of HTTP and SQL."""

@@ -1,0 +1,68 @@
+"""The spec's enumerations clients send: views (with aliases), colors, formats and size presets."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from carimg.render import PRESET_COLORS, VIEW_YAWS
+
+
+@dataclass(frozen=True, slots=True)
+class ViewInfo:
+    """A camera view as clients see it."""
+
+    id: str
+    label: str
+    description: str
+    aliases: tuple[str, ...]
+
+    @property
+    def yaw_degrees(self) -> int:
+        return VIEW_YAWS[self.id]
+
+
+VIEWS: Final[tuple[ViewInfo, ...]] = (
+    ViewInfo("front", "Front", "Head-on from the front.", ()),
+    ViewInfo(
+        "front-3-4",
+        "Front three-quarter",
+        "The classic hero shot: front and left flank.",
+        ("front34", "hero"),
+    ),
+    ViewInfo(
+        "side", "Side (left)", "Profile of the left flank, facing left.", ("profile", "side-left")
+    ),
+    ViewInfo("rear-3-4", "Rear three-quarter", "Rear and left flank.", ("rear34",)),
+    ViewInfo("rear", "Rear", "Straight from behind.", ("back",)),
+    ViewInfo(
+        "side-right", "Side (right)", "Profile of the right flank, facing right.", ("side-r",)
+    ),
+)
+DEFAULT_VIEW: Final = "front-3-4"
+VIEW_BY_NAME: Final[dict[str, str]] = {
+    name: view.id for view in VIEWS for name in (view.id, *view.aliases)
+}
+
+COLORS: Final[dict[str, str]] = dict(PRESET_COLORS)
+DEFAULT_COLOR: Final = "silver"
+
+
+@dataclass(frozen=True, slots=True)
+class FormatInfo:
+    id: str
+    mime: str
+    transparent: bool
+
+
+FORMATS: Final[tuple[FormatInfo, ...]] = (
+    FormatInfo("png", "image/png", True),
+    FormatInfo("webp", "image/webp", True),
+    FormatInfo("jpg", "image/jpeg", False),
+)
+FORMAT_ALIASES: Final[dict[str, str]] = {"jpeg": "jpg"}
+DEFAULT_FORMAT: Final = "png"
+
+SIZE_PRESETS: Final[dict[str, int]] = {"thumb": 256, "small": 512, "medium": 768, "large": 1024}
+MAX_SIZE: Final = 1024
+SOURCE_SIZE: Final = 1024

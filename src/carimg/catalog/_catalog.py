@@ -58,14 +58,17 @@ class Catalog:
         return models if year is None else [m for m in models if year in m.years]
 
     def find_model(self, make: Make, text: str) -> Model | None:
-        """A model of `make` by slug, by name in any spelling, or by a unique slug prefix."""
+        """A model of `make` by slug, by name in any spelling, or by a unique slug prefix.
+
+        A prefix is unique when it matches one model, or when one of its matches is the stem of
+        all the others (`cayen` → `cayenne`, not `cayenne-s`).
+        """
         models = self._models_by_make.get(make.id, [])
         slug, key = slugify(text), norm(text)
         for model in models:
             if model.slug == slug or model.key == key:
                 return model
-        matches = self.models_with_prefix(make, text)
-        return matches[0] if len(matches) == 1 else None
+        return _unique_by_prefix(self.models_with_prefix(make, text))
 
     def models_with_prefix(self, make: Make, text: str) -> list[Model]:
         """Models of `make` whose slug starts with the slug of `text`."""
@@ -123,6 +126,11 @@ class Catalog:
     def search(self, query: str, *, year: int | None = None, limit: int = 10) -> list[SearchHit]:
         """Free-text search over makes and models (see `SearchIndex.search`)."""
         return self._index.search(query, year=year, limit=limit)
+
+
+def _unique_by_prefix(matches: list[Model]) -> Model | None:
+    stems = [m for m in matches if all(o.slug.startswith(m.slug) for o in matches)]
+    return stems[0] if len(stems) == 1 else None
 
 
 def parse_catalog(document: dict[str, Any]) -> Catalog:

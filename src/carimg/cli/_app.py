@@ -10,3 +10,8 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
 )
+
+
+@app.callback()
+def _root() -> None:
+    """carimg: studio renders of every catalog vehicle, as a service."""

@@ -1,0 +1,5 @@
+"""`python -m carimg` runs the CLI."""
+
+from carimg.cli import main
+
+main()

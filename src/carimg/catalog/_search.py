@@ -104,6 +104,7 @@ class SearchIndex:
             self._tokens.append(model_tokens)
             for token in model_tokens:
                 self._models_by_token[token].add(index)
+        self._all_tokens = sorted(self._models_by_token)
         self._index_of = {id(model): index for index, model in enumerate(self._models)}
         self._sorted_model_keys = sorted((m.key, i) for i, m in enumerate(self._models))
         self._sorted_full_keys = sorted((m.make.key + m.key, i) for i, m in enumerate(self._models))
@@ -136,6 +137,8 @@ class SearchIndex:
                 hits = self._search_words(rest, year_filter, limit, fuzzy=fuzzy)
                 if hits and (not best or _strength(hits[0]) < _strength(best[0])):
                     best = hits
+                if best and _strength(best[0]) == (_EXACT, 0):
+                    return best[:limit]  # nothing can beat an exact model
             if best:
                 break
         return best[:limit]
@@ -248,23 +251,33 @@ class SearchIndex:
         self, words: list[str], models: Iterable[Model]
     ) -> Iterable[tuple[Model, int]]:
         joined = "".join(words)
+        token_matches = self._token_matches(words)
         for model in models:
             if model.key == joined:
                 yield model, _EXACT
             elif len(joined) >= _MIN_PREFIX and model.key.startswith(joined):
                 yield model, _PREFIX
-            elif self._words_in_tokens(words, self._tokens[self._index_of[id(model)]]):
+            elif self._index_of[id(model)] in token_matches:
                 yield model, _TOKEN
             elif len(joined) >= _MIN_PREFIX and joined in model.key:
                 yield model, _CONTAINS
 
-    @staticmethod
-    def _words_in_tokens(words: list[str], model_tokens: frozenset[str]) -> bool:
-        return all(
-            word in model_tokens
-            or (len(word) >= _MIN_PREFIX and any(t.startswith(word) for t in model_tokens))
-            for word in words
-        )
+    def _token_matches(self, words: list[str]) -> set[int]:
+        """Models where every word is one of the name's words, or starts one of them."""
+        matches: set[int] | None = None
+        for word in words:
+            found = set(self._models_by_token.get(word, ()))
+            if len(word) >= _MIN_PREFIX:
+                start = bisect.bisect_left(self._all_tokens, word)
+                for token in itertools.takewhile(
+                    lambda t, w=word: t.startswith(w),
+                    itertools.islice(self._all_tokens, start, None),
+                ):
+                    found |= self._models_by_token[token]
+            matches = found if matches is None else matches & found
+            if not matches:
+                return set()
+        return matches or set()
 
     def _match_anywhere(self, words: list[str]) -> Iterable[tuple[Model, int]]:
         joined = "".join(words)

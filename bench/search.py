@@ -53,7 +53,7 @@ def main() -> None:
         timings.append(statistics.median(runs) * 1000)
     ordered = sorted(timings)
     p95 = ordered[int(len(ordered) * 0.95) - 1]
-    print(f"machine: {platform.machine()} {platform.processor() or ''} python {platform.python_version()}")
+    print(f"machine: {platform.machine()}, python {platform.python_version()}")
     print(f"queries: {len(QUERIES)}, 20 runs each")
     print(f"per-query median: {statistics.median(timings):.3f} ms")
     print(f"p95 over queries: {p95:.3f} ms; max {ordered[-1]:.3f} ms")

@@ -89,13 +89,15 @@ class Catalog:
         """The vehicle of a model in one of its years."""
         if year not in model.years:
             raise ValueError(f"{model.make.name} {model.name} is not in the catalog for {year}")
-        return Vehicle(model=model, year=year, id=vehicle_id(model.make.key, model.key, year))
+        return Vehicle(
+            model=model, year=year, id=vehicle_id(model.make.registry_name, model.key, year)
+        )
 
     @functools.cached_property
     def _vehicles(self) -> dict[str, tuple[Model, int]]:
         """Reverse index of vehicle ids, built on first use."""
         return {
-            vehicle_id(model.make.key, model.key, year): (model, year)
+            vehicle_id(model.make.registry_name, model.key, year): (model, year)
             for model in self.models
             for year in model.years
         }

@@ -74,10 +74,11 @@ class CatalogStats:
     year_to: int
 
 
-def vehicle_id(make_key: str, model_key: str, year: int) -> str:
+def vehicle_id(make_registry_name: str, model_key: str, year: int) -> str:
     """Stable id `veh_` + 13 characters of [0-9a-z] (52 bits of SHA-256) from names and year.
 
-    Derived from the names' match keys rather than row numbers so it survives catalog rebuilds.
+    Derived from the make's registry name (two makes may share a match key: `IVECO FORD` and
+    `IVECO-FORD`) and the model's match key rather than row numbers, so it survives rebuilds.
     """
-    seed = f"carimg-vehicle:1|{make_key}|{model_key}|{year}".encode()
+    seed = f"carimg-vehicle:1|{make_registry_name.casefold()}|{model_key}|{year}".encode()
     return VEHICLE_ID_PREFIX + hashlib.sha256(seed).hexdigest()[:VEHICLE_ID_LENGTH]

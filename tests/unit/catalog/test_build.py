@@ -26,8 +26,14 @@ def test_rebuilding_gives_identical_bytes(tmp_path: Path) -> None:
     out = tmp_path / "catalog.json.gz"
     cache = ROOT / ".cache" / "npm"
     subprocess.run(
-        [sys.executable, str(ROOT / "scripts" / "build_catalog.py"), "--out", str(out)]
-        + ["--cache-dir", str(cache)],
+        [
+            sys.executable,
+            str(ROOT / "scripts" / "build_catalog.py"),
+            "--out",
+            str(out),
+            "--cache-dir",
+            str(cache),
+        ],
         check=True,
         cwd=ROOT,
     )

@@ -61,8 +61,8 @@ def test_spelling_variants_of_one_model_are_one_model(catalog: Catalog) -> None:
 
 def test_vehicle_ids_are_derived_from_names_and_year() -> None:
     # Pinned: ids must survive catalog rebuilds, so they may never change.
-    assert vehicle_id("toyota", "camry", 2020) == "veh_4f79b819fda94"
-    assert vehicle_id("porsche", "911", 1995) == "veh_355a375a25f94"
+    assert vehicle_id("TOYOTA", "camry", 2020) == "veh_4f79b819fda94"
+    assert vehicle_id("PORSCHE", "911", 1995) == "veh_355a375a25f94"
 
 
 def test_vehicle_ids_have_the_documented_shape_and_are_unique(catalog: Catalog) -> None:
@@ -127,7 +127,9 @@ def test_every_model_has_a_body_style_from_the_fixed_list(catalog: Catalog) -> N
         ("ford", "transit", {"van"}),
         ("mazda", "mx-5-miata", {"convertible"}),
         ("honda", "n-box", {"kei"}),
-        ("harley-davidson", "street-glide", {"motorcycle"}),
+        ("harley-davidson", "road-glide", {"motorcycle"}),
+        ("vespa", "gts", {"scooter"}),
+        ("subaru", "outback", {"wagon", "suv", "crossover"}),
     ],
 )
 def test_common_cars_have_the_right_body_style(

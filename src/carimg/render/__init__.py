@@ -1,9 +1,54 @@
 """carimg.render: procedural studio renders of catalog vehicles, and output transforms.
 
-A library with no service imports.
+A library with no service imports. The whole public surface is re-exported here from private
+modules.
+
+    >>> from carimg.render import Appearance, render_source, encode_source_png, derive, OutputSpec
+    >>> rgba = render_source(Appearance("toyota", "camry", 2020, "sedan"), "side", "red")
+    >>> png = encode_source_png(rgba)
+    >>> thumb = derive(rgba, OutputSpec(width=512, format="webp"))
 """
 
-from carimg.render._palette import METALLIC_PRESETS, PRESET_COLORS
+from carimg.render._appearance import BODY_STYLES, Appearance
+from carimg.render._output import (
+    SIZE_PRESETS,
+    DerivedImage,
+    OutputSpec,
+    OutputSpecError,
+    alpha_bounds,
+    derive,
+)
+from carimg.render._palette import METALLIC_PRESETS, PRESET_COLORS, PaintError, resolve_paint
+from carimg.render._pool import RenderPool
+from carimg.render._render import (
+    SOURCE_SIZE,
+    SourceRender,
+    ViewError,
+    encode_source_png,
+    render_source,
+    render_source_layers,
+)
 from carimg.render._views import VIEW_YAWS
 
-__all__ = ["METALLIC_PRESETS", "PRESET_COLORS", "VIEW_YAWS"]
+__all__ = [
+    "BODY_STYLES",
+    "METALLIC_PRESETS",
+    "PRESET_COLORS",
+    "SIZE_PRESETS",
+    "SOURCE_SIZE",
+    "VIEW_YAWS",
+    "Appearance",
+    "DerivedImage",
+    "OutputSpec",
+    "OutputSpecError",
+    "PaintError",
+    "RenderPool",
+    "SourceRender",
+    "ViewError",
+    "alpha_bounds",
+    "derive",
+    "encode_source_png",
+    "render_source",
+    "render_source_layers",
+    "resolve_paint",
+]

@@ -25,3 +25,23 @@ PRESET_COLORS: Final[dict[str, str]] = {
 
 # Presets painted with a metallic flake look.
 METALLIC_PRESETS: Final[frozenset[str]] = frozenset({"silver", "gold", "gray"})
+
+
+class PaintError(ValueError):
+    """The paint is neither a preset name nor a `#RRGGBB` hex colour."""
+
+
+def resolve_paint(paint: str) -> tuple[tuple[float, float, float], bool]:
+    """Turn a preset name or `#RRGGBB` into (sRGB 0–1 triple, metallic finish)."""
+    key = paint.strip().lower()
+    if key in PRESET_COLORS:
+        hex_value, metallic = PRESET_COLORS[key], key in METALLIC_PRESETS
+    else:
+        hex_value, metallic = key, False
+    if len(hex_value) != 7 or hex_value[0] != "#":
+        raise PaintError(f"unknown paint {paint!r}: use a preset name or #RRGGBB")
+    try:
+        rgb = tuple(int(hex_value[i : i + 2], 16) / 255.0 for i in (1, 3, 5))
+    except ValueError:
+        raise PaintError(f"unknown paint {paint!r}: use a preset name or #RRGGBB") from None
+    return (rgb[0], rgb[1], rgb[2]), metallic

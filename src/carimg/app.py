@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 from fastapi import FastAPI
@@ -9,11 +11,14 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from carimg import __version__
-from carimg.api import health, options, vehicles
+from carimg.api import delivery, health, image_urls, images, options, vehicles
 from carimg.api.headers import RequestIdMiddleware
 from carimg.api.problems import Problem, install_problem_handlers
 from carimg.catalog import Catalog, load_catalog
 from carimg.config import Settings
+from carimg.domain.clock import Clock
+from carimg.render import RenderPool
+from carimg.services import build_services
 
 API_VERSION = "2.0.0"
 DESCRIPTION = """Studio renders of every vehicle in an open catalog, sold per image.
@@ -26,11 +31,32 @@ def _operation_id(route: APIRoute) -> str:
     return route.name
 
 
-def create_app(settings: Settings | None = None, *, catalog: Catalog | None = None) -> FastAPI:
-    """Build the ASGI app for one deployment; tests pass their own settings and data dir."""
+def create_app(
+    settings: Settings | None = None,
+    *,
+    catalog: Catalog | None = None,
+    clock: Clock | None = None,
+    render_pool: RenderPool | None = None,
+) -> FastAPI:
+    """Build the ASGI app for one deployment; tests pass their own settings, clock and pool.
+
+    The services (database, counters, render pool) open in the app's lifespan and close with it.
+    """
     settings = settings or Settings()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
+    catalog = catalog or load_catalog()
+
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        services = await build_services(settings, catalog, clock=clock, render_pool=render_pool)
+        app.state.services = services
+        try:
+            yield
+        finally:
+            await services.close()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="carimg",
         version=API_VERSION,
         description=DESCRIPTION,
@@ -40,11 +66,11 @@ def create_app(settings: Settings | None = None, *, catalog: Catalog | None = No
         generate_unique_id_function=_operation_id,
     )
     app.state.settings = settings
-    app.state.catalog = catalog or load_catalog()
+    app.state.catalog = catalog
     app.state.service_version = __version__
     install_problem_handlers(app)
     app.add_middleware(RequestIdMiddleware)
-    for module in (health, options, vehicles):
+    for module in (health, options, vehicles, images, image_urls, delivery):
         app.include_router(module.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app

@@ -35,6 +35,19 @@ class Settings(BaseSettings):
     delivery_ttl_min: int = Field(default=60, ge=60, le=604800)
     delivery_ttl_max: int = Field(default=604800, ge=60, le=604800)
     max_batch_urls: int = Field(default=50, ge=1, le=50)
+    render_cache_path: Path | None = Field(
+        default=None, description="Render cache directory; default `{data_dir}/renders`."
+    )
+    redis_url: str | None = Field(
+        default=None,
+        description="Redis URL for rate windows and render budgets shared by several processes.",
+    )
+    daily_render_ceiling: int = Field(
+        default=20000, ge=1, description="New (cold) renders per day for the whole deployment."
+    )
+    derived_cache_mb: int = Field(
+        default=64, ge=0, description="In-memory cache of encoded images, megabytes per process."
+    )
     log_level: str = Field(default="info", description="uvicorn log level.")
 
     @field_validator("base_url")
@@ -51,4 +64,4 @@ class Settings(BaseSettings):
 
     @property
     def render_cache_dir(self) -> Path:
-        return self.data_dir / "renders"
+        return self.render_cache_path or self.data_dir / "renders"

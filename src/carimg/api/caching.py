@@ -11,18 +11,7 @@ from starlette.responses import Response
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody, json_bytes
 from carimg.api.query import IGNORED_HEADER
-
-
-def etag_matches(if_none_match: str | None, etag: str) -> bool:
-    """Weak comparison (RFC 9110 §13.1.2): `W/` prefixes are ignored; `*` matches anything."""
-    if not if_none_match:
-        return False
-    opaque = etag.removeprefix("W/")
-    for candidate in if_none_match.split(","):
-        candidate = candidate.strip()
-        if candidate == "*" or candidate.removeprefix("W/") == opaque:
-            return True
-    return False
+from carimg.domain.etags import etag_matches
 
 
 def envelope_response(request: Request, data: Any, *, max_age: int, status: int = 200) -> Response:

@@ -15,7 +15,9 @@ from starlette.responses import Response
 
 from carimg.api.headers import REQUEST_ID_HEADER, request_id_of
 from carimg.api.jsonresponse import json_bytes
+from carimg.config import Settings
 from carimg.domain.errors import DomainError
+from carimg.domain.pricing import pricing_for
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 logger = logging.getLogger("carimg.api")
@@ -53,15 +55,62 @@ def problem_response(
         "request_id": request_id,
         **extensions,
     }
-    response_headers = {REQUEST_ID_HEADER: request_id, **(headers or {})}
+    response_headers = {
+        REQUEST_ID_HEADER: request_id,
+        **getattr(request.state, "rate_headers", {}),
+        **(headers or {}),
+    }
     return Response(
         json_bytes(document), status, headers=response_headers, media_type=PROBLEM_MEDIA_TYPE
     )
 
 
+def payment_extensions(settings: Settings) -> tuple[dict[str, Any], dict[str, str]]:
+    """What a 402 tells the client about buying credits, and its `Link: rel="payment"` header."""
+    pricing = pricing_for(settings.pricing_variant)
+    base = settings.base_url
+    billing = f"{base}/dashboard/billing"
+    packs = [
+        {
+            "id": pack.id,
+            "credits": pack.credits,
+            "price": pack.cents / 100,
+            "checkout_url": f"{billing}?pack={pack.id}",
+        }
+        for pack in pricing.packs
+    ]
+    plans = [
+        {
+            "id": plan.id,
+            "price_monthly": plan.price_monthly,
+            "credits_per_month": plan.credits_per_month,
+            "distinct_vehicles_per_month": plan.distinct_vehicles_per_month,
+            "checkout_url": f"{billing}?plan={plan.id}",
+        }
+        for plan in pricing.plans
+    ]
+    extensions = {
+        "checkout_url": packs[0]["checkout_url"],
+        "pricing": {
+            "credits_per_dollar": pricing.credits_per_dollar,
+            "packs": packs,
+            "plans": plans,
+            "pricing_url": f"{base}/api/v1/pricing",
+        },
+    }
+    return extensions, {"Link": f'<{billing}>; rel="payment"'}
+
+
 async def _domain_error(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, DomainError)
-    return problem_response(request, exc.status, exc.detail, **exc.extensions)
+    extensions, headers = dict(exc.extensions), dict(exc.headers)
+    if exc.status == 402:
+        payment, link = payment_extensions(request.app.state.settings)
+        extensions = payment | extensions
+        headers |= link
+    return problem_response(
+        request, exc.status, exc.detail, title=exc.title, headers=headers, **extensions
+    )
 
 
 async def _http_error(request: Request, exc: Exception) -> Response:

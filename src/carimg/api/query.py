@@ -9,7 +9,7 @@ from fastapi import Depends, Request
 from fastapi.dependencies.models import Dependant
 from fastapi.routing import APIRoute
 
-from carimg.domain.errors import InvalidParameter
+from carimg.domain.errors import InvalidParameter, Unauthenticated
 
 IGNORED_HEADER = "X-Ignored-Parameters"
 # Tracking tags and cache busters that links pick up on the way; they never change a response.
@@ -20,6 +20,8 @@ TRACKING_PARAMETERS: Final = frozenset(
     }
 )  # fmt: skip
 TRACKING_PREFIXES: Final = ("utm_",)
+# Where keys leak into URLs; the versioned API never reads a key from the query string.
+KEY_PARAMETERS: Final = frozenset({"key", "api_key", "apikey", "api-key", "x-api-key", "token"})
 
 
 def _is_tracking(name: str) -> bool:
@@ -45,6 +47,12 @@ async def check_query(request: Request) -> None:
     ignored: list[str] = []
     for name, count in counts.items():
         if name not in allowed:
+            if name.lower() in KEY_PARAMETERS:
+                raise Unauthenticated(
+                    f"API keys are never accepted in the query string ('{name}'); send "
+                    "'Authorization: Bearer cimg_…' or 'x-api-key'. Treat this key as exposed.",
+                    invalid=False,
+                )
             if _is_tracking(name):
                 ignored.append(name)
                 continue

@@ -1,0 +1,75 @@
+"""GET and HEAD /api/v1/delivery/{token}: what browsers load, with no key."""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from starlette.responses import Response
+
+from carimg.api.auth import ServicesDep
+from carimg.api.images import IMAGE_MEDIA_TYPES
+from carimg.api.problems import problem_responses
+from carimg.domain.deliveryurls import Loaded
+
+router = APIRouter(tags=["delivery"])
+_MEDIA = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}
+
+
+def cache_control(loaded: Loaded, variant: str) -> str:
+    """Unlimited URLs are publicly cacheable for their remaining life; capped ones never."""
+    if loaded.max_uses:
+        return "private, no-store"
+    left = loaded.seconds_left
+    if variant == "A":
+        return f"public, max-age={left}, s-maxage={left}, stale-while-revalidate=60"
+    return f"public, max-age={min(300, left)}, s-maxage={min(3600, left)}, must-revalidate"
+
+
+async def _serve(request: Request, services: ServicesDep, token: str, head: bool) -> Response:
+    loaded = await services.delivery_urls.load(
+        token,
+        referer=request.headers.get("referer"),
+        origin=request.headers.get("origin"),
+        head=head,
+        if_none_match=request.headers.get("if-none-match"),
+    )
+    headers = {
+        "ETag": loaded.etag,
+        "Cache-Control": cache_control(loaded, request.app.state.settings.pricing_variant),
+    }
+    media_type = _MEDIA[loaded.spec.format]
+    if loaded.data is None:
+        status = 200 if head else 304
+        return Response(status_code=status, headers=headers | {"Content-Type": media_type})
+    headers |= {
+        "X-Image-Source": str(loaded.source),
+        "X-Image-Width": str(loaded.width),
+        "X-Image-Height": str(loaded.height),
+    }
+    return Response(loaded.data, media_type=media_type, headers=headers)
+
+
+@router.get(
+    "/api/v1/delivery/{token}",
+    operation_id="get_delivery",
+    summary="Load a signed delivery URL (free until it expires)",
+    response_class=Response,
+    responses={
+        200: {"description": "The image.", "content": IMAGE_MEDIA_TYPES},
+        304: {"description": "If-None-Match matched."},
+        **problem_responses(403, 410, 502, 503),
+    },
+)
+async def get_delivery(request: Request, services: ServicesDep, token: str) -> Response:
+    """First load renders and caches; capped URLs count loads and answer 410 when used up."""
+    return await _serve(request, services, token, head=False)
+
+
+@router.head(
+    "/api/v1/delivery/{token}",
+    operation_id="head_delivery",
+    summary="Validate a delivery URL without rendering or using a load",
+    response_class=Response,
+    responses=problem_responses(403, 410, 503),
+)
+async def head_delivery(request: Request, services: ServicesDep, token: str) -> Response:
+    return await _serve(request, services, token, head=True)

@@ -1,0 +1,227 @@
+"""POST /api/v1/image-urls: signed delivery URLs for browsers, one credit per URL at creation."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Depends, Header, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.responses import Response
+
+from carimg.api.auth import ServicesDep, authenticated
+from carimg.api.bodies import parse_json, read_body
+from carimg.api.headers import request_id_of
+from carimg.api.jsonresponse import JSONBody, json_bytes
+from carimg.api.problems import problem_responses
+from carimg.api.query import StrictQuery
+from carimg.domain.deliveryurls import Minted, MintedUrl
+from carimg.domain.errors import DomainError, InvalidParameter, InvalidRequest
+from carimg.domain.idempotency import RecordedResponse, check_key
+from carimg.domain.imagerequest import ImageSpec, parse_image_request
+from carimg.domain.keys import IMAGES_READ
+from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
+from carimg.services import Services
+from carimg.store.records import Principal
+
+BODY_LIMIT = 64 * 1024
+ROUTE = "POST /api/v1/image-urls"
+router = APIRouter(tags=["images"])
+
+
+class ImageItem(BaseModel):
+    """One image request (the JSON spelling of the image endpoint's query)."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    make: str | None = Field(default=None, min_length=1)
+    brand: str | None = Field(default=None, min_length=1, description="Another spelling of make.")
+    model: str | None = Field(default=None, min_length=1)
+    year: int | None = Field(default=None, ge=MIN_YEAR, le=MAX_QUERY_YEAR)
+    vehicle: str | None = Field(default=None, description="A catalog vehicle id (veh_…).")
+    view: str | None = None
+    color: str | None = Field(default=None, description="A preset or any hex.")
+    width: int | None = Field(default=None, ge=1, le=1024)
+    height: int | None = Field(default=None, ge=1, le=1024)
+    size: str | None = None
+    fit: str | None = None
+    background: str | None = None
+    trim: bool | None = None
+    padding: int | None = Field(default=None, ge=0, le=50)
+    format: str | None = None
+
+
+class _Minting(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    ttl_seconds: int | None = Field(default=None, description="60–604800, default 3600.")
+    max_uses: int = Field(default=0, description="0–1000; 0 is unlimited.")
+    renew: bool = Field(default=False, description="Renew each ttl window (max_uses 0 only).")
+    renew_days: int | None = Field(default=None, description="1–365, default 365.")
+
+
+class BatchRequest(_Minting):
+    images: list[dict[str, Any]] = Field(min_length=1, max_length=50)
+
+
+class SingleRequest(ImageItem, _Minting):
+    pass
+
+
+def _item_spec(services: Services, item: dict[str, Any], accept: str | None) -> ImageSpec:
+    try:
+        parsed = ImageItem.model_validate(item)
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = ".".join(str(part) for part in first["loc"]) or "body"
+        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
+    values = parsed.model_dump()
+    if values.get("brand") is not None:
+        if values.get("make") is not None:
+            raise InvalidParameter("brand", "Send 'make' or 'brand', not both.")
+        values["make"] = values["brand"]
+    values.pop("brand")
+    return parse_image_request(services.catalog, values, accept=accept)
+
+
+def _minting_options(raw: dict[str, Any], model: type[_Minting]) -> _Minting:
+    try:
+        return model.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = ".".join(str(part) for part in first["loc"]) or "body"
+        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
+
+
+def parse_mint_request(
+    services: Services, body: Any, accept: str | None
+) -> tuple[list[ImageSpec], _Minting]:
+    """Validate every item before anything is charged; a failing item's problem has `index`."""
+    if not isinstance(body, dict):
+        raise InvalidRequest("The body must be a JSON object: one image request, or {images: […]}.")
+    if "images" not in body:
+        options = {k: body.pop(k) for k in list(body) if k in _Minting.model_fields}
+        minting = _minting_options(options, _Minting)
+        return [_item_spec(services, body, accept)], minting
+    items = body.get("images")
+    limit = services.settings.max_batch_urls
+    if isinstance(items, list) and len(items) > limit:
+        raise InvalidParameter("images", f"A batch holds 1 to {limit} images.")
+    batch = _minting_options(body, BatchRequest)
+    assert isinstance(batch, BatchRequest)
+    specs: list[ImageSpec] = []
+    for index, item in enumerate(batch.images):
+        try:
+            specs.append(_item_spec(services, item, accept))
+        except DomainError as error:
+            error.extensions["index"] = index
+            error.detail = f"images[{index}]: {error.detail}"
+            raise
+    return specs, batch
+
+
+def delivery_url_json(url: MintedUrl) -> dict[str, Any]:
+    record: dict[str, Any] = {
+        "id": url.id,
+        "url": url.url,
+        "expires_at": url.expires_at.isoformat().replace("+00:00", "Z"),
+        "max_uses": url.max_uses,
+        "vehicle": url.spec.vehicle_params(),
+    }
+    if url.renews_until is not None:
+        record["renews_until"] = url.renews_until.isoformat().replace("+00:00", "Z")
+    return record
+
+
+def urls_body(minted: Minted, request_id: str) -> dict[str, Any]:
+    return {
+        "data": [delivery_url_json(url) for url in minted.urls],
+        "billing": {
+            "charged_on": "creation",
+            "credits_charged": minted.credits_charged,
+            "credits_remaining": minted.credits_remaining,
+            "credits_per_url": 1,
+        },
+        "request_id": request_id,
+    }
+
+
+async def single_url_response(
+    request: Request, services: Services, principal: Principal, spec: ImageSpec
+) -> Response:
+    """`GET /api/v1/images/car?response=url`: one URL minted by the same code as the batch."""
+    minted = await services.delivery_urls.mint(principal, [spec])
+    url = minted.urls[0]
+    width, height = spec.expected_size()
+    body = {
+        "data": {
+            "url": url.url,
+            "expires_at": url.expires_at.isoformat().replace("+00:00", "Z"),
+            "max_uses": url.max_uses,
+            "vehicle": spec.vehicle_params(),
+            "width": width,
+            "height": height,
+            "format": spec.format,
+        },
+        "billing": {
+            "credits_charged": minted.credits_charged,
+            "credits_remaining": minted.credits_remaining,
+        },
+        "request_id": request_id_of(request),
+    }
+    headers = {"Vary": "Accept", "Cache-Control": "no-store"}
+    return JSONBody(body, headers=headers | getattr(request.state, "rate_headers", {}))
+
+
+@router.post(
+    "/api/v1/image-urls",
+    operation_id="create_image_urls",
+    summary="Mint signed delivery URLs (1 credit per URL, charged at creation)",
+    status_code=201,
+    response_class=Response,
+    responses={
+        201: {"description": "ImageUrlsResponse: the URLs and the one debit that paid for them."},
+        **problem_responses(400, 401, 402, 403, 404, 409, 413, 422, 429, 500),
+    },
+    dependencies=[StrictQuery],
+)
+async def create_image_urls(
+    request: Request,
+    services: ServicesDep,
+    principal: Annotated[Principal, Depends(authenticated(IMAGES_READ))],
+    idempotency_key: Annotated[
+        str | None,
+        Header(
+            alias="Idempotency-Key", description="Retry safely: same key, same body, no new charge."
+        ),
+    ] = None,
+    _schema: Annotated[
+        BatchRequest | SingleRequest | None, Body(description="One image request or a batch.")
+    ] = None,
+) -> Response:
+    """Validates every item first; nothing is charged unless all URLs are created."""
+    body = await read_body(request, BODY_LIMIT)
+    accept = request.headers.get("accept")
+
+    async def mint() -> RecordedResponse:
+        specs, options = parse_mint_request(services, parse_json(body), accept)
+        minted = await services.delivery_urls.mint(
+            principal,
+            specs,
+            ttl_seconds=options.ttl_seconds,
+            max_uses=options.max_uses,
+            renew=options.renew,
+            renew_days=options.renew_days,
+        )
+        payload = json_bytes(urls_body(minted, request_id_of(request)))
+        return RecordedResponse(201, {"content-type": "application/json"}, payload)
+
+    if idempotency_key is None:
+        result = await mint()
+    else:
+        result = await services.idempotency.run(
+            principal.account.id, ROUTE, check_key(idempotency_key), body, mint
+        )
+    headers = dict(result.headers) | getattr(request.state, "rate_headers", {})
+    if result.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(result.body, result.status, headers=headers)

@@ -1,0 +1,145 @@
+"""GET /api/v1/images/car: one studio render of a catalog vehicle, for one credit."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Depends, Query, Request
+from starlette.responses import Response
+
+from carimg.api.auth import ServicesDep, authenticated
+from carimg.api.headers import request_id_of
+from carimg.api.image_urls import single_url_response
+from carimg.api.problems import problem_responses
+from carimg.api.query import IGNORED_HEADER, StrictQuery
+from carimg.domain.errors import InvalidParameter
+from carimg.domain.etags import etag_matches
+from carimg.domain.imagerequest import ImageSpec, parse_image_request
+from carimg.domain.images import NotModified
+from carimg.domain.keys import IMAGES_READ
+from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
+from carimg.store.records import Principal
+
+router = APIRouter(tags=["images"])
+
+# (canonical, alias): the spec's other spellings of a parameter; sending both is 400.
+ALIASES = (("make", "brand"), ("view", "angle"), ("color", "paint"), ("background", "bg"))
+CACHE_CONTROL = {"A": "private, max-age=86400", "B": "private, no-store"}
+IMAGE_MEDIA_TYPES = {
+    "image/png": {"description": "PNG with a transparent background"},
+    "image/webp": {"description": "WebP with a transparent background"},
+    "image/jpeg": {"description": "JPEG flattened on white (or the background)"},
+}
+
+
+def merge_aliases(query: dict[str, Any]) -> dict[str, Any]:
+    """Canonical names for the domain; a parameter sent under two spellings is 400."""
+    merged = dict(query)
+    for canonical, alias in ALIASES:
+        if merged.get(alias) is not None:
+            if merged.get(canonical) is not None:
+                raise InvalidParameter(
+                    alias, f"Send '{canonical}' or '{alias}', not both (they are one parameter)."
+                )
+            merged[canonical] = merged[alias]
+        merged.pop(alias, None)
+    merged["width"], merged["height"] = merged.pop("w", None), merged.pop("h", None)
+    return merged
+
+
+def wants_json(request: Request, response: str | None) -> bool:
+    """`response=url`, or an Accept header naming JSON and no image type."""
+    if response == "url":
+        return True
+    accept = request.headers.get("accept", "").lower()
+    return "application/json" in accept and "image/" not in accept
+
+
+def image_headers(request: Request, spec: ImageSpec, etag: str) -> dict[str, str]:
+    settings = request.app.state.settings
+    headers = {
+        "ETag": etag,
+        "Cache-Control": CACHE_CONTROL[settings.pricing_variant],
+        "Content-Location": settings.base_url + spec.canonical_path(),
+        "Vary": "Accept",
+        **getattr(request.state, "rate_headers", {}),
+    }
+    ignored = getattr(request.state, "ignored_parameters", None)
+    if ignored:
+        headers[IGNORED_HEADER] = ", ".join(sorted(ignored))
+    return headers
+
+
+@router.get(
+    "/api/v1/images/car",
+    operation_id="get_car_image",
+    summary="A studio render of a catalog vehicle (1 credit)",
+    response_class=Response,
+    responses={
+        200: {
+            "description": "The image (or, with response=url, a signed URL).",
+            "content": IMAGE_MEDIA_TYPES,
+        },
+        304: {"description": "If-None-Match matched: no body, no charge."},
+        **problem_responses(400, 401, 402, 403, 404, 429, 502, 503),
+    },
+    dependencies=[StrictQuery],
+)
+async def get_car_image(
+    request: Request,
+    services: ServicesDep,
+    principal: Annotated[Principal, Depends(authenticated(IMAGES_READ))],
+    make: Annotated[str | None, Query(description="Make name or slug.")] = None,
+    brand: Annotated[str | None, Query(description="Another spelling of make.")] = None,
+    model: Annotated[str | None, Query(description="Model name, slug or unique prefix.")] = None,
+    year: Annotated[int | None, Query(ge=MIN_YEAR, le=MAX_QUERY_YEAR)] = None,
+    vehicle: Annotated[str | None, Query(description="A catalog vehicle id (veh_…).")] = None,
+    view: Annotated[str | None, Query(description="front, front-3-4, side, … or an alias.")] = None,
+    angle: Annotated[str | None, Query(description="Another spelling of view.")] = None,
+    color: Annotated[str | None, Query(description="One of the 15 presets, or any hex.")] = None,
+    paint: Annotated[str | None, Query(description="Another spelling of color.")] = None,
+    w: Annotated[int | None, Query(ge=1, le=1024, description="Width, px (fit inside).")] = None,
+    h: Annotated[int | None, Query(ge=1, le=1024, description="Height, px.")] = None,
+    size: Annotated[str | None, Query(description="thumb, small, medium or large.")] = None,
+    fit: Annotated[str | None, Query(description="contain (default), cover or inside.")] = None,
+    background: Annotated[
+        str | None, Query(description="transparent, white, black or hex.")
+    ] = None,
+    bg: Annotated[str | None, Query(description="Another spelling of background.")] = None,
+    trim: Annotated[str | None, Query(description="Trim to the vehicle's bounds.")] = None,
+    padding: Annotated[int | None, Query(ge=0, le=50, description="Padding % with trim.")] = None,
+    format: Annotated[str | None, Query(description="png, webp, jpg (jpeg) or auto.")] = None,
+    response: Annotated[str | None, Query(description="image (default) or url.")] = None,
+) -> Response:
+    """Billed 1 credit per 200, from cache or freshly rendered; a 304 is free."""
+    query = {
+        "make": make, "brand": brand, "model": model, "year": year, "vehicle": vehicle,
+        "view": view, "angle": angle, "color": color, "paint": paint, "w": w, "h": h,
+        "size": size, "fit": fit, "background": background, "bg": bg, "trim": trim,
+        "padding": padding, "format": format,
+    }  # fmt: skip
+    if response not in (None, "image", "url"):
+        raise InvalidParameter("response", "'response' is image or url.", allowed=["image", "url"])
+    spec = parse_image_request(
+        services.catalog, merge_aliases(query), accept=request.headers.get("accept")
+    )
+    if wants_json(request, response):
+        return await single_url_response(request, services, principal, spec)
+    etag = services.images.renderer.etag(spec)
+    result = await services.images.deliver(
+        principal,
+        spec,
+        request_id=request_id_of(request),
+        if_none_match=etag_matches(request.headers.get("if-none-match"), etag),
+    )
+    headers = image_headers(request, spec, etag)
+    if isinstance(result, NotModified):
+        return Response(status_code=304, headers=headers | {"X-Credits-Charged": "0"})
+    headers |= {
+        "X-Credits-Charged": str(result.credits_charged),
+        "X-Credits-Remaining": str(result.credits_remaining),
+        "X-Image-Source": result.source,
+        "X-Image-Width": str(result.width),
+        "X-Image-Height": str(result.height),
+    }
+    return Response(result.data, media_type=result.media_type, headers=headers)

@@ -1,0 +1,289 @@
+"""Signed delivery URLs: minting (one debit per batch), and the load state machine.
+
+States: valid → exhausted (loads reach max_uses: 410), expired (403), revoked with the minting
+key (403), consumed by a failed first load (502, that URL's credit refunded). A 503 leaves the URL
+valid and its use uncounted. HEAD validates without rendering or counting.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import secrets
+import uuid
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from urllib.parse import urlsplit
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
+from carimg.catalog import Catalog
+from carimg.config import Settings
+from carimg.domain.clock import Clock
+from carimg.domain.errors import (
+    Exhausted,
+    Forbidden,
+    InsufficientCredits,
+    InvalidParameter,
+    RenderFailed,
+    Unavailable,
+)
+from carimg.domain.etags import etag_matches
+from carimg.domain.imagerequest import ImageSpec, parse_image_request
+from carimg.domain.images import Renderer, image_size
+from carimg.domain.ledger import Ledger
+from carimg.store.delivery_urls import DeliveryUrlRow, DeliveryUrlStore, NewDeliveryUrl
+from carimg.store.ledger import InsufficientBalance, LedgerStore
+from carimg.store.records import Principal
+
+DELIVERY_PATH = "/api/v1/delivery/"
+_EXHAUSTED = "This URL's loads are used up (max_uses reached); mint a new one."
+TTL_RANGE = (60, 604800)
+MAX_USES_RANGE = (0, 1000)
+RENEW_DAYS_RANGE = (1, 365)
+
+
+@dataclass(frozen=True, slots=True)
+class MintedUrl:
+    id: str
+    url: str
+    expires_at: datetime
+    max_uses: int
+    spec: ImageSpec
+    renews_until: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
+class Minted:
+    urls: list[MintedUrl]
+    credits_charged: int
+    credits_remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """What a load serves: the image (None for HEAD and 304s) and how to cache it."""
+
+    spec: ImageSpec
+    etag: str
+    data: bytes | None
+    width: int | None
+    height: int | None
+    source: str | None
+    max_uses: int
+    seconds_left: int
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def _origin_of(value: str | None) -> str | None:
+    if not value:
+        return None
+    parts = urlsplit(value.strip())
+    if not parts.scheme or not parts.netloc:
+        return value.strip().lower()
+    return f"{parts.scheme}://{parts.netloc}".lower()
+
+
+class DeliveryUrls:
+    """Mints signed URLs and serves their loads."""
+
+    def __init__(
+        self,
+        store: DeliveryUrlStore,
+        ledger_store: LedgerStore,
+        ledger: Ledger,
+        renderer: Renderer,
+        catalog: Catalog,
+        settings: Settings,
+        clock: Clock,
+    ) -> None:
+        self._store = store
+        self._ledger_store = ledger_store
+        self._ledger = ledger
+        self._renderer = renderer
+        self._catalog = catalog
+        self._settings = settings
+        self._clock = clock
+
+    # -- minting --------------------------------------------------------------------------------
+
+    def clamp_ttl(self, ttl_seconds: int | None) -> int:
+        """60–604800 (else 400), then clamped to this deployment's bounds."""
+        ttl = self._settings.delivery_ttl_default if ttl_seconds is None else ttl_seconds
+        low, high = TTL_RANGE
+        if not low <= ttl <= high:
+            raise InvalidParameter("ttl_seconds", f"'ttl_seconds' must be from {low} to {high}.")
+        return max(self._settings.delivery_ttl_min, min(self._settings.delivery_ttl_max, ttl))
+
+    async def mint(
+        self,
+        principal: Principal,
+        specs: list[ImageSpec],
+        *,
+        ttl_seconds: int | None = None,
+        max_uses: int = 0,
+        renew: bool = False,
+        renew_days: int | None = None,
+    ) -> Minted:
+        """One URL per spec, paid by one debit of one credit per URL, all in one transaction."""
+        ttl = self.clamp_ttl(ttl_seconds)
+        if not MAX_USES_RANGE[0] <= max_uses <= MAX_USES_RANGE[1]:
+            raise InvalidParameter("max_uses", "'max_uses' must be from 0 to 1000.")
+        if renew_days is not None and not renew:
+            raise InvalidParameter("renew_days", "'renew_days' goes with renew: true.")
+        if renew and max_uses:
+            raise InvalidParameter("renew", "Renewing URLs are unlimited: send max_uses 0.")
+        days = renew_days if renew_days is not None else RENEW_DAYS_RANGE[1]
+        if renew and not RENEW_DAYS_RANGE[0] <= days <= RENEW_DAYS_RANGE[1]:
+            raise InvalidParameter("renew_days", "'renew_days' must be from 1 to 365.")
+        now = self._clock.now()
+        renew_until = now + timedelta(days=days) if renew else None
+        tokens = [secrets.token_urlsafe(32) for _ in specs]
+        rows = [
+            NewDeliveryUrl(
+                id=str(uuid.uuid4()),
+                token_hash=token_hash(token),
+                key_id=principal.key.id,
+                params=dict(spec.record()),
+                created_at=now,
+                expires_at=now + timedelta(seconds=ttl),
+                ttl_seconds=ttl,
+                max_uses=max_uses,
+                renew_until=renew_until,
+            )
+            for token, spec in zip(tokens, specs, strict=True)
+        ]
+        reference = f"debit:urls:{uuid.uuid4().hex}"
+        price = len(specs)
+
+        async def insert(conn: AsyncConnection) -> None:
+            await self._store.insert_all(conn, principal.account.id, reference, rows)
+
+        try:
+            _, balance = await self._ledger_store.apply(
+                principal.account.id,
+                "debit",
+                -price,
+                reference,
+                note=f"{price} delivery URL{'s' if price != 1 else ''}",
+                now=now,
+                also=insert,
+            )
+        except InsufficientBalance as low:
+            raise InsufficientCredits(balance=low.balance, required=price) from low
+        base = self._settings.base_url + DELIVERY_PATH
+        urls = [
+            MintedUrl(row.id, base + token, row.expires_at, max_uses, spec, renew_until)
+            for token, row, spec in zip(tokens, rows, specs, strict=True)
+        ]
+        return Minted(urls=urls, credits_charged=price, credits_remaining=balance)
+
+    # -- loading --------------------------------------------------------------------------------
+
+    async def _open(self, token: str, referer: str | None, origin: str | None) -> DeliveryUrlRow:
+        row = await self._store.by_token_hash(token_hash(token)) if token else None
+        if row is None:
+            raise Forbidden("This delivery URL is not valid (unknown or altered token).")
+        if row.key_revoked:
+            raise Forbidden("The key that minted this URL was revoked; the URL no longer works.")
+        if row.key_origins:
+            asking = _origin_of(origin) or _origin_of(referer)
+            if asking is not None and asking not in row.key_origins:
+                raise Forbidden(
+                    f"This URL may only be shown on {', '.join(row.key_origins)}.",
+                    code="origin_not_allowed",
+                )
+        return row
+
+    async def _current_expiry(self, row: DeliveryUrlRow) -> datetime:
+        """Expiry now, billing a renewing URL's new window on its first load (once per window)."""
+        now = self._clock.now()
+        if now < row.expires_at:
+            return row.expires_at
+        if row.renew_until is None or now >= row.renew_until:
+            raise Forbidden("This delivery URL expired; mint a new one.")
+        window = int((now - row.created_at).total_seconds() // row.ttl_seconds)
+        starts = row.created_at + timedelta(seconds=window * row.ttl_seconds)
+        ends = min(starts + timedelta(seconds=row.ttl_seconds), row.renew_until)
+        try:
+            await self._ledger_store.apply(
+                row.account_id,
+                "debit",
+                -1,
+                f"debit:renew:{row.id}:{window}",
+                note=f"renewal window {window} of {row.id}",
+                now=now,
+            )
+        except InsufficientBalance as low:
+            raise InsufficientCredits(
+                balance=low.balance,
+                required=1,
+                renewal_window={
+                    "index": window,
+                    "starts_at": starts.isoformat(),
+                    "ends_at": ends.isoformat(),
+                },
+            ) from low
+        await self._store.extend(row.id, ends)
+        return ends
+
+    def _spec(self, row: DeliveryUrlRow) -> ImageSpec:
+        return parse_image_request(self._catalog, row.params)
+
+    async def load(
+        self,
+        token: str,
+        *,
+        referer: str | None = None,
+        origin: str | None = None,
+        head: bool = False,
+        if_none_match: str | None = None,
+    ) -> Loaded:
+        """Serve one load; HEAD and matching ETags neither render nor count a use."""
+        row = await self._open(token, referer, origin)
+        if row.state == "consumed":
+            raise RenderFailed("A failed render consumed this URL; mint a new one.")
+        if row.max_uses and row.uses >= row.max_uses:
+            raise Exhausted(_EXHAUSTED)
+        expires_at = await self._current_expiry(row)
+        seconds_left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
+        spec = self._spec(row)
+        etag = self._renderer.etag(spec)
+        if head or etag_matches(if_none_match, etag):
+            return Loaded(spec, etag, None, None, None, None, row.max_uses, seconds_left)
+        if row.max_uses and not await self._store.claim_use(row.id):
+            raise Exhausted(_EXHAUSTED)
+        try:
+            cached = self._renderer.cached(spec)
+            if cached is not None:
+                data, (width, height), source = cached, image_size(cached), "cache"
+            else:
+                generated = not self._renderer.has_source(spec)
+                data, width, height = await self._renderer.derived(spec)
+                source = "generated" if generated else "cache"
+        except Unavailable:
+            if row.max_uses:
+                await self._store.release_use(row.id)
+            raise
+        except Exception as error:
+            if not row.delivered and await self._store.consume(row.id):
+                await self._refund_one(row)
+            raise RenderFailed(
+                "The render failed; this URL is consumed and its credit refunded. Mint a new one."
+            ) from error
+        if not row.delivered:
+            await self._store.mark_delivered(row.id)
+        return Loaded(spec, etag, data, width, height, source, row.max_uses, seconds_left)
+
+    async def _refund_one(self, row: DeliveryUrlRow) -> None:
+        await self._ledger_store.apply(
+            row.account_id,
+            "refund",
+            1,
+            f"refund:url:{row.id}",
+            note=f"failed first load of {row.id}",
+            now=self._clock.now(),
+        )

@@ -1,0 +1,221 @@
+"""Delivering an image: cache first, one credit per delivery, one render per new variant.
+
+The order matters: every check that can fail for free (validation, rate, budgets, plan caps,
+balance) happens before the charge; a render or encode that fails after the charge is refunded.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import io
+import logging
+import uuid
+from dataclasses import dataclass
+from typing import Literal
+
+import numpy as np
+from numpy.typing import NDArray
+from PIL import Image
+
+from carimg.domain.clock import Clock
+from carimg.domain.errors import PlanLimitReached, RenderFailed
+from carimg.domain.imagerequest import ImageSpec
+from carimg.domain.ledger import Ledger
+from carimg.domain.pricing import Pricing
+from carimg.domain.renderbudget import RenderBudget
+from carimg.render import Appearance, RenderPool, derive
+from carimg.store.records import Account, Principal
+from carimg.store.render_cache import RenderCache
+from carimg.store.usage import UsageStore
+
+logger = logging.getLogger("carimg.images")
+
+ImageSource = Literal["cache", "generated"]
+
+
+@dataclass(frozen=True, slots=True)
+class DeliveredImage:
+    data: bytes
+    media_type: str
+    width: int
+    height: int
+    etag: str
+    source: ImageSource
+    credits_charged: int
+    credits_remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class NotModified:
+    etag: str
+
+
+class Renderer:
+    """Source renders through the render pool and the cache, one render per new variant."""
+
+    def __init__(self, pool: RenderPool, cache: RenderCache, version: str) -> None:
+        self.pool = pool
+        self.cache = cache
+        self.version = version
+        self._in_flight: dict[str, asyncio.Future[bytes]] = {}
+
+    def etag(self, spec: ImageSpec) -> str:
+        """Strong validator, stable per variant and renderer version."""
+        return '"' + hashlib.sha256(spec.variant_key(self.version).encode()).hexdigest()[:32] + '"'
+
+    def cached(self, spec: ImageSpec) -> bytes | None:
+        return self.cache.get_derived(spec.variant_key(self.version))
+
+    def has_source(self, spec: ImageSpec) -> bool:
+        return self.cache.has_source(spec.source_key(self.version))
+
+    async def source(self, spec: ImageSpec) -> bytes:
+        """The source PNG: from the cache, or rendered once however many requests wait for it."""
+        key = spec.source_key(self.version)
+        cached = self.cache.get_source(key)
+        if cached is not None:
+            return cached
+        running = self._in_flight.get(key)
+        if running is not None:
+            return await asyncio.shield(running)
+        future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
+        self._in_flight[key] = future
+        try:
+            vehicle = spec.vehicle
+            appearance = Appearance(
+                vehicle.make.slug, vehicle.model.slug, vehicle.year, vehicle.model.body_style
+            )
+            png = await self.pool.render(appearance, spec.view, spec.paint)
+            await asyncio.to_thread(self.cache.put_source, key, png)
+            future.set_result(png)
+            return png
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # mark retrieved: waiters re-raise it themselves
+            raise
+        finally:
+            del self._in_flight[key]
+
+    async def derived(self, spec: ImageSpec) -> tuple[bytes, int, int]:
+        """The encoded image asked for, derived from the source and cached."""
+        source = await self.source(spec)
+        image = await asyncio.to_thread(_derive, source, spec)
+        await asyncio.to_thread(self.cache.put_derived, spec.variant_key(self.version), image[0])
+        return image
+
+
+def _derive(source_png: bytes, spec: ImageSpec) -> tuple[bytes, int, int]:
+    with Image.open(io.BytesIO(source_png)) as opened:
+        rgba: NDArray[np.uint8] = np.asarray(opened.convert("RGBA"))
+    result = derive(rgba, spec.output)
+    return result.data, result.width, result.height
+
+
+def image_size(data: bytes) -> tuple[int, int]:
+    with Image.open(io.BytesIO(data)) as opened:
+        return opened.size
+
+
+class ImageService:
+    """Charges and delivers images."""
+
+    def __init__(
+        self,
+        renderer: Renderer,
+        ledger: Ledger,
+        budget: RenderBudget,
+        usage: UsageStore,
+        pricing: Pricing,
+        clock: Clock,
+    ) -> None:
+        self.renderer = renderer
+        self._ledger = ledger
+        self._budget = budget
+        self._usage = usage
+        self._pricing = pricing
+        self._clock = clock
+
+    async def deliver(
+        self, principal: Principal, spec: ImageSpec, *, request_id: str, if_none_match: bool
+    ) -> DeliveredImage | NotModified:
+        """One image for one credit; `if_none_match` (the client holds this ETag) costs nothing."""
+        etag = self.renderer.etag(spec)
+        if if_none_match:
+            return NotModified(etag)
+        account = principal.account
+        cached = self.renderer.cached(spec)
+        if cached is None and not self.renderer.has_source(spec):
+            await self._budget.reserve(account)
+        await self._admit_vehicle(account, spec)
+        price = self._pricing.credits_per_image
+        reference = f"debit:image:{uuid.uuid4().hex}"
+        balance = await self._ledger.charge(
+            account.id, price, reference, note=f"{spec.vehicle.id} {spec.view} {request_id}"
+        )
+        if cached is not None:
+            width, height = await asyncio.to_thread(image_size, cached)
+            data, source = cached, "cache"
+        else:
+            try:
+                generated = not self.renderer.has_source(spec)
+                data, width, height = await self.renderer.derived(spec)
+                source = "generated" if generated else "cache"
+            except Exception as error:
+                logger.exception("render failed", extra={"request_id": request_id})
+                balance = await self._ledger.refund(reference, note="render failed")
+                raise RenderFailed(
+                    "The render failed; the credit was refunded. Retry, or try another view."
+                ) from error
+        await self._usage.record_delivery(
+            request_id, account.id, spec.vehicle.id, spec.view, spec.color, self._clock.now()
+        )
+        return DeliveredImage(
+            data=data,
+            media_type=_MEDIA_TYPES[spec.format],
+            width=width,
+            height=height,
+            etag=etag,
+            source=source,  # type: ignore[arg-type]
+            credits_charged=price,
+            credits_remaining=balance,
+        )
+
+    async def _admit_vehicle(self, account: Account, spec: ImageSpec) -> None:
+        """Variant B: a plan serves a number of distinct vehicles per calendar month (UTC)."""
+        plan = next((p for p in self._pricing.plans if p.id == account.plan), None)
+        if plan is None or plan.distinct_vehicles_per_month <= 0:
+            return
+        month = self._clock.now().strftime("%Y-%m")
+        cap = plan.distinct_vehicles_per_month
+        admitted, count = await self._usage.admit_vehicle(account.id, month, spec.vehicle.id, cap)
+        if not admitted:
+            upgrade = next(
+                (p for p in self._pricing.plans if p.distinct_vehicles_per_month > cap), None
+            )
+            raise PlanLimitReached(
+                f"The {plan.name} plan serves {cap} distinct vehicles a month and this month's "
+                "are used; vehicles already served this month keep working. Nothing was charged.",
+                code="plan_vehicle_limit",
+                scope="month",
+                plan=plan.id,
+                vehicles_this_month=count,
+                vehicles_per_month=cap,
+                requested=spec.vehicle.id,
+                next_plan=(
+                    {
+                        "id": upgrade.id,
+                        "name": upgrade.name,
+                        "price": {
+                            "monthly": upgrade.price_monthly,
+                            "yearly": upgrade.price_monthly * 10,
+                        },
+                        "adds": upgrade.distinct_vehicles_per_month - cap,
+                    }
+                    if upgrade
+                    else None
+                ),
+            )
+
+
+_MEDIA_TYPES = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}

@@ -1,0 +1,73 @@
+"""Fixed 60-second rate windows per key and per account, with the spec's per-plan numbers."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from carimg.domain.clock import Clock
+from carimg.domain.errors import RateLimited
+from carimg.domain.limits import (
+    ACCOUNT_REQUESTS_PER_MINUTE,
+    KEY_REQUESTS_PER_MINUTE,
+    RATE_WINDOW_SECONDS,
+)
+from carimg.store.counters import Counters
+from carimg.store.records import Principal
+
+
+@dataclass(frozen=True, slots=True)
+class RateState:
+    """What the RateLimit-* headers say after this request."""
+
+    limit: int
+    remaining: int
+    reset: int
+
+    def headers(self) -> dict[str, str]:
+        return {
+            "RateLimit-Limit": str(self.limit),
+            "RateLimit-Remaining": str(self.remaining),
+            "RateLimit-Reset": str(self.reset),
+        }
+
+
+class RateWindows:
+    """Counts every authenticated request against its key's and its account's window."""
+
+    def __init__(self, counters: Counters, clock: Clock) -> None:
+        self._counters = counters
+        self._clock = clock
+
+    async def hit(self, principal: Principal) -> RateState:
+        """Count one request; 429 when the key's or the account's window is spent."""
+        now = self._clock.time()
+        window = int(now // RATE_WINDOW_SECONDS)
+        reset = max(1, math.ceil((window + 1) * RATE_WINDOW_SECONDS - now))
+        plan = principal.account.plan
+        key_limit = KEY_REQUESTS_PER_MINUTE.get(plan, KEY_REQUESTS_PER_MINUTE["free"])
+        account_limit = ACCOUNT_REQUESTS_PER_MINUTE.get(plan, ACCOUNT_REQUESTS_PER_MINUTE["free"])
+        ttl = 2 * RATE_WINDOW_SECONDS
+        key_count = await self._counters.incr(f"rl:key:{principal.key.id}:{window}", 1, ttl)
+        account_count = await self._counters.incr(
+            f"rl:account:{principal.account.id}:{window}", 1, ttl
+        )
+        state = RateState(key_limit, max(0, key_limit - key_count), reset)
+        if key_count > key_limit:
+            error = RateLimited(
+                f"This key made more than {key_limit} requests this minute; retry in {reset} s.",
+                retry_after=reset,
+            )
+            error.headers |= state.headers()
+            raise error
+        if account_count > account_limit:
+            error = RateLimited(
+                f"This account made more than {account_limit} requests this minute across its "
+                f"keys; retry in {reset} s.",
+                retry_after=reset,
+                code="account_rate_limited",
+                plan=plan,
+            )
+            error.headers |= state.headers()
+            raise error
+        return state

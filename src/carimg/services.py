@@ -1,0 +1,97 @@
+"""The composition root's parts: every service built once from the settings, closed together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from carimg.catalog import Catalog
+from carimg.config import Settings
+from carimg.domain.accounts import Accounts
+from carimg.domain.clock import Clock, SystemClock
+from carimg.domain.deliveryurls import DeliveryUrls
+from carimg.domain.idempotency import Idempotency
+from carimg.domain.images import ImageService, Renderer
+from carimg.domain.ledger import Ledger
+from carimg.domain.pricing import pricing_for
+from carimg.domain.ratelimit import RateWindows
+from carimg.domain.renderbudget import RenderBudget
+from carimg.render import RenderPool
+from carimg.render._version import RENDERER_VERSION
+from carimg.store.accounts import AccountStore
+from carimg.store.counters import Counters, MemoryCounters, RedisCounters
+from carimg.store.db import create_engine, migrate
+from carimg.store.delivery_urls import DeliveryUrlStore
+from carimg.store.idempotency import IdempotencyStore
+from carimg.store.ledger import LedgerStore
+from carimg.store.render_cache import RenderCache
+from carimg.store.usage import UsageStore
+
+
+@dataclass
+class Services:
+    settings: Settings
+    catalog: Catalog
+    clock: Clock
+    engine: AsyncEngine
+    counters: Counters
+    accounts: Accounts
+    ledger: Ledger
+    rate: RateWindows
+    images: ImageService
+    delivery_urls: DeliveryUrls
+    idempotency: Idempotency
+    render_pool: RenderPool
+
+    async def close(self) -> None:
+        self.render_pool.close()
+        await self.counters.close()
+        await self.engine.dispose()
+
+
+async def build_services(
+    settings: Settings,
+    catalog: Catalog,
+    *,
+    clock: Clock | None = None,
+    render_pool: RenderPool | None = None,
+) -> Services:
+    """Open the database (migrated), counters, render pool and cache for one process."""
+    clock = clock or SystemClock()
+    settings.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = create_engine(settings.resolved_database_url)
+    await migrate(engine)
+    counters: Counters = (
+        RedisCounters(settings.redis_url) if settings.redis_url else MemoryCounters()
+    )
+    ledger_store = LedgerStore(engine)
+    ledger = Ledger(ledger_store, clock)
+    pool = render_pool or RenderPool(settings.render_workers)
+    cache = RenderCache(settings.render_cache_dir, settings.derived_cache_mb * 1024 * 1024)
+    pricing = pricing_for(settings.pricing_variant)
+    renderer = Renderer(pool, cache, RENDERER_VERSION)
+    images = ImageService(
+        renderer,
+        ledger,
+        RenderBudget(counters, clock, settings.daily_render_ceiling),
+        UsageStore(engine),
+        pricing,
+        clock,
+    )
+    return Services(
+        settings=settings,
+        catalog=catalog,
+        clock=clock,
+        engine=engine,
+        counters=counters,
+        accounts=Accounts(AccountStore(engine), ledger_store, clock),
+        ledger=ledger,
+        rate=RateWindows(counters, clock),
+        images=images,
+        delivery_urls=DeliveryUrls(
+            DeliveryUrlStore(engine), ledger_store, ledger, renderer, catalog, settings, clock
+        ),
+        idempotency=Idempotency(IdempotencyStore(engine), clock),
+        render_pool=pool,
+    )

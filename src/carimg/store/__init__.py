@@ -1,0 +1,1 @@
+"""carimg.store: persistence (SQL tables and queries, migrations, the render cache)."""

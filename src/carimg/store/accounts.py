@@ -1,0 +1,179 @@
+"""Accounts and API keys in SQL."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncEngine
+
+from carimg.store.ledger import insert_entry
+from carimg.store.records import Account, AccountStatus, ApiKey
+from carimg.store.tables import accounts, api_keys
+
+
+def _account(row: Mapping[Any, Any]) -> Account:
+    return Account(
+        id=row["id"],
+        email=row["email"],
+        plan=row["plan"],
+        status=cast(AccountStatus, row["status"]),
+        credits=int(row["credits"]),
+        created_at=row["created_at"],
+    )
+
+
+def _key(row: Mapping[Any, Any]) -> ApiKey:
+    return ApiKey(
+        id=row["id"],
+        account_id=row["account_id"],
+        name=row["name"],
+        prefix=row["prefix"],
+        scopes=tuple(row["scopes"].split()),
+        origins=tuple(row["origins"].split()),
+        created_at=row["created_at"],
+        revoked_at=row["revoked_at"],
+    )
+
+
+class AccountExists(Exception):
+    """An account with this e-mail address already exists."""
+
+
+class TooManyKeys(Exception):
+    """The account already holds the most active keys allowed."""
+
+
+class AccountStore:
+    """Accounts and their keys."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def create(
+        self, *, account_id: str, email: str, plan: str, credits: int, now: datetime
+    ) -> Account:
+        """A new account whose opening balance is one `grant` ledger entry."""
+        try:
+            async with self._engine.begin() as conn:
+                await conn.execute(
+                    insert(accounts).values(
+                        id=account_id,
+                        email=email,
+                        plan=plan,
+                        status="active",
+                        credits=credits,
+                        created_at=now,
+                    )
+                )
+                if credits:
+                    await insert_entry(
+                        conn,
+                        account_id,
+                        "grant",
+                        credits,
+                        credits,
+                        f"grant:signup:{account_id}",
+                        "opening credits",
+                        now,
+                    )
+        except IntegrityError as error:
+            raise AccountExists(email) from error
+        account = await self.by_id(account_id)
+        assert account is not None
+        return account
+
+    async def by_id(self, account_id: str) -> Account | None:
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(accounts).where(accounts.c.id == account_id))).first()
+        return _account(row._mapping) if row else None
+
+    async def by_email(self, email: str) -> Account | None:
+        async with self._engine.connect() as conn:
+            query = select(accounts).where(func.lower(accounts.c.email) == email.lower())
+            row = (await conn.execute(query)).first()
+        return _account(row._mapping) if row else None
+
+    async def set_status(self, account_id: str, status: AccountStatus) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                update(accounts).where(accounts.c.id == account_id).values(status=status)
+            )
+
+    async def set_plan(self, account_id: str, plan: str) -> None:
+        async with self._engine.begin() as conn:
+            await conn.execute(
+                update(accounts).where(accounts.c.id == account_id).values(plan=plan)
+            )
+
+    # -- keys ----------------------------------------------------------------------------------
+
+    async def add_key(self, key: ApiKey, key_hash: str, *, max_active: int) -> None:
+        """Store a key unless the account already holds `max_active` active ones."""
+        async with self._engine.begin() as conn:
+            # Lock the account row so two concurrent creations cannot both pass the count.
+            await conn.execute(
+                update(accounts).where(accounts.c.id == key.account_id).values(id=accounts.c.id)
+            )
+            active = await conn.scalar(
+                select(func.count())
+                .select_from(api_keys)
+                .where(api_keys.c.account_id == key.account_id, api_keys.c.revoked_at.is_(None))
+            )
+            if (active or 0) >= max_active:
+                raise TooManyKeys(key.account_id)
+            await conn.execute(
+                insert(api_keys).values(
+                    id=key.id,
+                    account_id=key.account_id,
+                    name=key.name,
+                    prefix=key.prefix,
+                    hash=key_hash,
+                    scopes=" ".join(key.scopes),
+                    origins=" ".join(key.origins),
+                    created_at=key.created_at,
+                    revoked_at=None,
+                )
+            )
+
+    async def key_with_account(self, key_hash: str) -> tuple[ApiKey, Account] | None:
+        """The key with this SHA-256 (active or revoked) and its account, in one query."""
+        query = (
+            select(api_keys, *[c.label(f"acct__{c.name}") for c in accounts.c])
+            .join(accounts, accounts.c.id == api_keys.c.account_id)
+            .where(api_keys.c.hash == key_hash)
+        )
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(query)).first()
+        if row is None:
+            return None
+        mapping = row._mapping
+        account = {c.name: mapping[f"acct__{c.name}"] for c in accounts.c}
+        return _key(mapping), _account(account)
+
+    async def key(self, key_id: str) -> ApiKey | None:
+        async with self._engine.connect() as conn:
+            row = (await conn.execute(select(api_keys).where(api_keys.c.id == key_id))).first()
+        return _key(row._mapping) if row else None
+
+    async def keys_of(self, account_id: str) -> list[ApiKey]:
+        query = (
+            select(api_keys)
+            .where(api_keys.c.account_id == account_id)
+            .order_by(api_keys.c.created_at, api_keys.c.id)
+        )
+        async with self._engine.connect() as conn:
+            return [_key(row._mapping) for row in await conn.execute(query)]
+
+    async def revoke_key(self, key_id: str, now: datetime) -> bool:
+        """Revoke an active key; False when it is unknown or already revoked."""
+        async with self._engine.begin() as conn:
+            result = await conn.execute(
+                update(api_keys)
+                .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))
+                .values(revoked_at=now)
+            )
+        return bool(result.rowcount)

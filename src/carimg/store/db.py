@@ -1,0 +1,55 @@
+"""The database: one async engine for SQLite (default) or PostgreSQL, migrated by Alembic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from alembic import command
+from alembic.config import Config
+from sqlalchemy import event
+from sqlalchemy.engine import Connection
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+
+MIGRATIONS = Path(__file__).resolve().parent / "migrations"
+
+
+def is_sqlite(url: str) -> bool:
+    return url.startswith("sqlite")
+
+
+def create_engine(url: str, **connect_args: Any) -> AsyncEngine:
+    """An async engine. SQLite gets WAL (readers never wait for the writer) and a busy timeout
+    (writers queue instead of failing); write transactions start with their write statement, so
+    they take the write lock first and never need to upgrade a read snapshot."""
+    if is_sqlite(url):
+        engine = create_async_engine(
+            url, pool_size=8, max_overflow=8, connect_args={"timeout": 30, **connect_args}
+        )
+
+        @event.listens_for(engine.sync_engine, "connect")
+        def _pragmas(dbapi_connection: Any, _record: Any) -> None:
+            cursor = dbapi_connection.cursor()
+            cursor.execute("PRAGMA journal_mode=WAL")
+            cursor.execute("PRAGMA busy_timeout=30000")
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.execute("PRAGMA synchronous=NORMAL")
+            cursor.close()
+
+        return engine
+    return create_async_engine(
+        url, pool_size=10, max_overflow=20, pool_pre_ping=True, connect_args=connect_args
+    )
+
+
+def _alembic_config(connection: Connection) -> Config:
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    config.attributes["connection"] = connection
+    return config
+
+
+async def migrate(engine: AsyncEngine) -> None:
+    """Bring the schema to the newest migration (idempotent)."""
+    async with engine.begin() as connection:
+        await connection.run_sync(lambda sync: command.upgrade(_alembic_config(sync), "head"))

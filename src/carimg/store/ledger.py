@@ -1,0 +1,122 @@
+"""The credit ledger in SQL: append-only entries, the balance changed in the same transaction."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import datetime
+from typing import Any, cast
+
+from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+
+from carimg.store.records import LedgerEntry, LedgerKind
+from carimg.store.tables import accounts, ledger
+
+
+class InsufficientBalance(Exception):
+    """Applying the entry would take the balance below zero."""
+
+    def __init__(self, balance: int) -> None:
+        super().__init__(balance)
+        self.balance = balance
+
+
+def _entry(row: Mapping[Any, Any]) -> LedgerEntry:
+    return LedgerEntry(
+        id=int(row["id"]),
+        account_id=row["account_id"],
+        kind=cast(LedgerKind, row["kind"]),
+        amount=int(row["amount"]),
+        balance_after=int(row["balance_after"]),
+        reference=row["reference"],
+        note=row["note"],
+        created_at=row["created_at"],
+    )
+
+
+async def insert_entry(
+    conn: AsyncConnection,
+    account_id: str,
+    kind: LedgerKind,
+    amount: int,
+    balance_after: int,
+    reference: str,
+    note: str,
+    now: datetime,
+) -> None:
+    await conn.execute(
+        insert(ledger).values(
+            account_id=account_id,
+            kind=kind,
+            amount=amount,
+            balance_after=balance_after,
+            reference=reference,
+            note=note,
+            created_at=now,
+        )
+    )
+
+
+class LedgerStore:
+    """Applies ledger entries atomically; a reference can be applied once only."""
+
+    def __init__(self, engine: AsyncEngine) -> None:
+        self._engine = engine
+
+    async def apply(
+        self,
+        account_id: str,
+        kind: LedgerKind,
+        amount: int,
+        reference: str,
+        *,
+        note: str = "",
+        now: datetime,
+        also: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+    ) -> tuple[bool, int]:
+        """Add `amount` (negative for a debit) to the balance and record the entry.
+
+        Returns (applied, balance). A reference that was already applied changes nothing and
+        returns (False, current balance). Raises InsufficientBalance when the balance would go
+        below zero. The conditional UPDATE takes the row lock, so concurrent debits serialise.
+        `also` writes what the entry pays for in the same transaction (all or nothing).
+        """
+        try:
+            async with self._engine.begin() as conn:
+                balance = await conn.scalar(
+                    update(accounts)
+                    .where(accounts.c.id == account_id, accounts.c.credits + amount >= 0)
+                    .values(credits=accounts.c.credits + amount)
+                    .returning(accounts.c.credits)
+                )
+                if balance is None:
+                    raise InsufficientBalance(await self.balance(account_id, conn))
+                await insert_entry(
+                    conn, account_id, kind, amount, int(balance), reference, note, now
+                )
+                if also is not None:
+                    await also(conn)
+                return True, int(balance)
+        except IntegrityError:
+            # The reference exists: the whole transaction, balance change included, rolled back.
+            return False, await self.balance(account_id)
+
+    async def balance(self, account_id: str, conn: AsyncConnection | None = None) -> int:
+        query = select(accounts.c.credits).where(accounts.c.id == account_id)
+        if conn is not None:
+            return int(await conn.scalar(query) or 0)
+        async with self._engine.connect() as own:
+            return int(await own.scalar(query) or 0)
+
+    async def entry(self, reference: str) -> LedgerEntry | None:
+        async with self._engine.connect() as conn:
+            row = (
+                await conn.execute(select(ledger).where(ledger.c.reference == reference))
+            ).first()
+        return _entry(row._mapping) if row else None
+
+    async def entries(self, account_id: str) -> list[LedgerEntry]:
+        query = select(ledger).where(ledger.c.account_id == account_id).order_by(ledger.c.id)
+        async with self._engine.connect() as conn:
+            return [_entry(row._mapping) for row in await conn.execute(query)]

@@ -1,0 +1,144 @@
+"""SQL tables (SQLAlchemy Core), shared by SQLite and PostgreSQL. Alembic migrations create them."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlalchemy import (
+    BigInteger,
+    CheckConstraint,
+    Column,
+    DateTime,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Table,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.engine import Dialect
+
+
+class UtcDateTime(TypeDecorator[datetime]):
+    """Aware UTC datetimes on every engine (SQLite hands back naive ones)."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is not None:
+            value = value.astimezone(UTC)
+            if dialect.name == "sqlite":
+                value = value.replace(tzinfo=None)
+        return value
+
+    def process_result_value(self, value: datetime | None, dialect: Dialect) -> datetime | None:
+        if value is not None and value.tzinfo is None:
+            value = value.replace(tzinfo=UTC)
+        return value
+
+
+metadata = MetaData()
+
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("email", String(320), nullable=False, unique=True),
+    Column("plan", String(20), nullable=False, server_default="free"),
+    Column("status", String(20), nullable=False, server_default="active"),
+    Column("credits", BigInteger, nullable=False, server_default="0"),
+    Column("created_at", UtcDateTime(), nullable=False),
+    CheckConstraint("credits >= 0", name="ck_accounts_credits_not_negative"),
+)
+
+api_keys = Table(
+    "api_keys",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("name", String(80), nullable=False, server_default=""),
+    Column("prefix", String(20), nullable=False),
+    Column("hash", String(64), nullable=False, unique=True),
+    Column("scopes", Text, nullable=False),
+    Column("origins", Text, nullable=False, server_default=""),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("revoked_at", UtcDateTime(), nullable=True),
+    Index("ix_api_keys_account", "account_id"),
+)
+
+# Append-only: every change of a balance is one row with a unique reference.
+ledger = Table(
+    "ledger",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("kind", String(20), nullable=False),
+    Column("amount", BigInteger, nullable=False),
+    Column("balance_after", BigInteger, nullable=False),
+    Column("reference", String(200), nullable=False, unique=True),
+    Column("note", Text, nullable=False, server_default=""),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Index("ix_ledger_account", "account_id", "id"),
+)
+
+# Distinct vehicles served per account and calendar month (UTC), for plan caps (variant B).
+monthly_vehicles = Table(
+    "monthly_vehicles",
+    metadata,
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("month", String(7), nullable=False),
+    Column("vehicle_id", String(20), nullable=False),
+    UniqueConstraint("account_id", "month", "vehicle_id", name="uq_monthly_vehicles"),
+)
+
+# Every delivered image, by the request id that delivered it (feedback refers to it).
+deliveries = Table(
+    "deliveries",
+    metadata,
+    Column("request_id", String(128), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("vehicle_id", String(20), nullable=False),
+    Column("view", String(20), nullable=False),
+    Column("paint", String(7), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+)
+
+# Signed delivery URLs: only the token's SHA-256 is stored; loads are counted atomically.
+delivery_urls = Table(
+    "delivery_urls",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("token_hash", String(64), nullable=False, unique=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("key_id", String(40), ForeignKey("api_keys.id"), nullable=False),
+    Column("params", Text, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("expires_at", UtcDateTime(), nullable=False),
+    Column("ttl_seconds", Integer, nullable=False),
+    Column("max_uses", Integer, nullable=False),
+    Column("uses", Integer, nullable=False, server_default="0"),
+    Column("state", String(20), nullable=False, server_default="valid"),
+    Column("delivered", Integer, nullable=False, server_default="0"),
+    Column("debit_reference", String(200), nullable=False),
+    Column("renew_until", UtcDateTime(), nullable=True),
+)
+
+# Idempotency-Key records, claimed in the database so several processes agree.
+idempotency = Table(
+    "idempotency",
+    metadata,
+    Column("account_id", String(40), primary_key=True),
+    Column("route", String(100), primary_key=True),
+    Column("key", String(255), primary_key=True),
+    Column("request_hash", String(64), nullable=False),
+    Column("state", String(20), nullable=False),
+    Column("status", Integer, nullable=True),
+    Column("headers", Text, nullable=True),
+    Column("body", LargeBinary, nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+)

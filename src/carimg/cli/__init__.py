@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from carimg.cli import render, serve
+from carimg.cli import admin, render, serve
 from carimg.cli._app import app
 
 serve.register(app)
+admin.register(app)
 render.register(app)
 
 

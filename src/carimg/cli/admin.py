@@ -1,0 +1,151 @@
+"""`carimg admin …`: operator commands on the deployment's database, one JSON object each."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import typer
+
+from carimg.config import Settings
+from carimg.domain.errors import DomainError
+
+admin = typer.Typer(help="Operate a deployment: accounts, keys, credits.", no_args_is_help=True)
+
+
+def _run(action: Callable[[Any], Awaitable[dict[str, Any]]], as_json: bool) -> None:
+    """Run one action against the services of `carimg serve`'s settings and print its result."""
+
+    async def main() -> dict[str, Any]:
+        from carimg.catalog import load_catalog
+        from carimg.render import RenderPool
+        from carimg.services import build_services
+
+        services = await build_services(Settings(), load_catalog(), render_pool=RenderPool(0))
+        try:
+            return await action(services)
+        finally:
+            await services.close()
+
+    try:
+        result = asyncio.run(main())
+    except DomainError as error:
+        payload = {"error": error.detail, "status": error.status, **error.extensions}
+        typer.echo(json.dumps(payload) if as_json else f"error: {error.detail}", err=True)
+        raise typer.Exit(1) from None
+    if as_json:
+        typer.echo(json.dumps(result))
+    else:
+        for name, value in result.items():
+            typer.echo(f"{name}: {value}")
+
+
+def _split(value: str | None) -> tuple[str, ...]:
+    return tuple(part.strip() for part in (value or "").split(",") if part.strip())
+
+
+JsonOption = typer.Option(False, "--json", help="Print one JSON object.")
+
+
+@admin.command("create-account")
+def create_account(
+    email: str = typer.Option(..., help="The account's e-mail address."),
+    credits: int = typer.Option(100, help="Opening credits."),
+    plan: str = typer.Option("free", help="free, pro, business or enterprise."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Create an account → {account_id, email, credits}."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        account = await services.accounts.create_account(email, credits=credits, plan=plan)
+        return {"account_id": account.id, "email": account.email, "credits": account.credits}
+
+    _run(action, as_json)
+
+
+@admin.command("create-key")
+def create_key(
+    email: str = typer.Option(..., help="The account's e-mail address."),
+    scopes: str = typer.Option("images:read,account:read", help="Comma-separated scopes."),
+    origins: str | None = typer.Option(None, help="Comma-separated allowed origins."),
+    name: str = typer.Option("", help="A name to recognise the key by."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Create an API key (shown once) → {key, id, prefix, scopes}."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        account = await services.accounts.by_email(email)
+        key, record = await services.accounts.create_key(
+            account, scopes=_split(scopes), origins=_split(origins), name=name
+        )
+        return {
+            "key": key,
+            "id": record.id,
+            "prefix": record.prefix,
+            "scopes": list(record.scopes),
+            "origins": list(record.origins),
+        }
+
+    _run(action, as_json)
+
+
+@admin.command("revoke-key")
+def revoke_key(id: str = typer.Option(..., help="The key id."), as_json: bool = JsonOption) -> None:
+    """Revoke a key at once (its delivery URLs stop working) → {id, revoked_at}."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        key = await services.accounts.revoke_key(id)
+        return {"id": key.id, "revoked": True, "revoked_at": key.revoked_at.isoformat()}
+
+    _run(action, as_json)
+
+
+@admin.command("grant-credits")
+def grant_credits(
+    email: str = typer.Option(..., help="The account's e-mail address."),
+    credits: int = typer.Option(..., help="Credits to add."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Add credits (a `grant` ledger entry) → {credits} (the new balance)."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        import uuid
+
+        account = await services.accounts.by_email(email)
+        balance = await services.ledger.grant(
+            account.id, credits, f"grant:admin:{uuid.uuid4().hex}", note="admin grant"
+        )
+        return {"account_id": account.id, "email": account.email, "credits": balance}
+
+    _run(action, as_json)
+
+
+def _status_command(status: str) -> Callable[..., None]:
+    def command(
+        email: str = typer.Option(..., help="The account's e-mail address."),
+        as_json: bool = JsonOption,
+    ) -> None:
+        async def action(services: Any) -> dict[str, Any]:
+            account = await services.accounts.set_status(email, status)
+            return {"account_id": account.id, "email": account.email, "status": account.status}
+
+        _run(action, as_json)
+
+    return command
+
+
+admin.command("suspend", help="Suspend an account: every key answers 403.")(
+    _status_command("suspended")
+)
+admin.command("unsuspend", help="Make a suspended account active again.")(_status_command("active"))
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(admin, name="admin")
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(admin())

@@ -48,6 +48,29 @@ class Settings(BaseSettings):
     derived_cache_mb: int = Field(
         default=64, ge=0, description="In-memory cache of encoded images, megabytes per process."
     )
+    secret_key: str | None = Field(
+        default=None,
+        description="Signs cookies; default: a random key kept in `{data_dir}/secret.key`.",
+    )
+    embed_examples: tuple[str, ...] = Field(
+        default=(
+            "toyota/camry/2020/front-3-4/silver",
+            "ford/f-150/2022/front-3-4/blue",
+            "porsche/911/2020/side/red",
+            "honda/cr-v/2021/front-3-4/white",
+            "toyota/sienna/2021/side/gray",
+            "harley-davidson/road-glide/2020/side/black",
+        ),
+        description="Free home-page example variants (make/model/year/view/color) on the embed "
+        "endpoint.",
+    )
+    embed_query_key: bool = Field(
+        default=False, description="Honour the deprecated `key` query parameter on /images/car.png."
+    )
+    embed_open: bool = Field(
+        default=False,
+        description="Serve unauthenticated embeds (with an X-Api-Key-Warning header).",
+    )
     log_level: str = Field(default="info", description="uvicorn log level.")
 
     @field_validator("base_url")

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import secrets
 from dataclasses import dataclass
+from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
@@ -11,6 +13,7 @@ from carimg.config import Settings
 from carimg.domain.accounts import Accounts
 from carimg.domain.clock import Clock, SystemClock
 from carimg.domain.deliveryurls import DeliveryUrls
+from carimg.domain.embed import EmbedGrants
 from carimg.domain.idempotency import Idempotency
 from carimg.domain.images import ImageService, Renderer
 from carimg.domain.ledger import Ledger
@@ -25,6 +28,7 @@ from carimg.store.db import create_engine, migrate
 from carimg.store.delivery_urls import DeliveryUrlStore
 from carimg.store.idempotency import IdempotencyStore
 from carimg.store.ledger import LedgerStore
+from carimg.store.partners import PartnerStore
 from carimg.store.render_cache import RenderCache
 from carimg.store.usage import UsageStore
 
@@ -42,12 +46,25 @@ class Services:
     images: ImageService
     delivery_urls: DeliveryUrls
     idempotency: Idempotency
+    partners: PartnerStore
+    embed: EmbedGrants
+    secret_key: str
     render_pool: RenderPool
 
     async def close(self) -> None:
         self.render_pool.close()
         await self.counters.close()
         await self.engine.dispose()
+
+
+def _persistent_secret(path: Path) -> str:
+    """A random secret created once per data directory and kept there (mode 0600)."""
+    if path.exists():
+        return path.read_text().strip()
+    secret = secrets.token_urlsafe(32)
+    path.write_text(secret)
+    path.chmod(0o600)
+    return secret
 
 
 async def build_services(
@@ -79,6 +96,8 @@ async def build_services(
         pricing,
         clock,
     )
+    secret_key = settings.secret_key or _persistent_secret(settings.data_dir / "secret.key")
+    partners = PartnerStore(engine)
     return Services(
         settings=settings,
         catalog=catalog,
@@ -93,5 +112,8 @@ async def build_services(
             DeliveryUrlStore(engine), ledger_store, ledger, renderer, catalog, settings, clock
         ),
         idempotency=Idempotency(IdempotencyStore(engine), clock),
+        partners=partners,
+        embed=EmbedGrants(partners, renderer, settings, secret_key, clock),
+        secret_key=secret_key,
         render_pool=pool,
     )

@@ -269,10 +269,9 @@ class SearchIndex:
             found = set(self._models_by_token.get(word, ()))
             if len(word) >= _MIN_PREFIX:
                 start = bisect.bisect_left(self._all_tokens, word)
-                for token in itertools.takewhile(
-                    lambda t, w=word: t.startswith(w),
-                    itertools.islice(self._all_tokens, start, None),
-                ):
+                for token in itertools.islice(self._all_tokens, start, None):
+                    if not token.startswith(word):
+                        break
                     found |= self._models_by_token[token]
             matches = found if matches is None else matches & found
             if not matches:

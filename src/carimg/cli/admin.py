@@ -143,8 +143,63 @@ admin.command("suspend", help="Suspend an account: every key answers 403.")(
 admin.command("unsuspend", help="Make a suspended account active again.")(_status_command("active"))
 
 
+@admin.command("create-partner")
+def create_partner(
+    name: str = typer.Option(..., help="The partner's name."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Create a partner that signs embed URLs → {partner_id, secret} (the secret is shown once)."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        import secrets
+        import uuid
+
+        from carimg.store.partners import Partner
+
+        partner = Partner(f"ptn_{uuid.uuid4().hex[:16]}", name, secrets.token_hex(32))
+        await services.partners.create(partner, services.clock.now())
+        return {"partner_id": partner.id, "name": partner.name, "secret": partner.secret}
+
+    _run(action, as_json)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(admin, name="admin")
+
+    @app.command("sign-embed")
+    def sign_embed(
+        secret: str = typer.Option(
+            ...,
+            envvar="CARIMG_PARTNER_SECRET",
+            help="The partner secret (or CARIMG_PARTNER_SECRET).",
+        ),
+        make: str = typer.Option(..., help="Make slug."),
+        model: str = typer.Option(..., help="Model slug."),
+        year: int = typer.Option(..., help="Model year."),
+        view: str | None = typer.Option(None, help="View."),
+        color: str | None = typer.Option(None, help="Color preset or hex."),
+        width: int | None = typer.Option(None, "--w", help="Width in pixels."),
+        height: int | None = typer.Option(None, "--h", help="Height in pixels."),
+        format: str | None = typer.Option(None, help="png, webp or jpg."),
+        expires_in: int = typer.Option(86400, help="Seconds the URL stays valid (≤ 30 days)."),
+        base_url: str = typer.Option(
+            "http://127.0.0.1:8000", envvar="CARIMG_BASE_URL", help="The deployment's address."
+        ),
+    ) -> None:
+        """Print a partner-signed /images/car.png URL, free to load until it expires."""
+        from carimg.domain.signing import signed_embed_url
+
+        params: dict[str, str | int] = {"brand": make, "model": model, "year": year}
+        for name, value in (
+            ("view", view),
+            ("color", color),
+            ("w", width),
+            ("h", height),
+            ("format", format),
+        ):
+            if value is not None:
+                params[name] = value
+        typer.echo(signed_embed_url(base_url, secret, params, expires_in=expires_in))
 
 
 if __name__ == "__main__":  # pragma: no cover

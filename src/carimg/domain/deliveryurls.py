@@ -30,7 +30,7 @@ from carimg.domain.errors import (
 )
 from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
-from carimg.domain.images import Renderer, image_size
+from carimg.domain.images import Renderer
 from carimg.domain.ledger import Ledger
 from carimg.store.delivery_urls import DeliveryUrlRow, DeliveryUrlStore, NewDeliveryUrl
 from carimg.store.ledger import InsufficientBalance, LedgerStore
@@ -257,13 +257,7 @@ class DeliveryUrls:
         if row.max_uses and not await self._store.claim_use(row.id):
             raise Exhausted(_EXHAUSTED)
         try:
-            cached = self._renderer.cached(spec)
-            if cached is not None:
-                data, (width, height), source = cached, image_size(cached), "cache"
-            else:
-                generated = not self._renderer.has_source(spec)
-                data, width, height = await self._renderer.derived(spec)
-                source = "generated" if generated else "cache"
+            image = await self._renderer.image(spec)
         except Unavailable:
             if row.max_uses:
                 await self._store.release_use(row.id)
@@ -276,7 +270,10 @@ class DeliveryUrls:
             ) from error
         if not row.delivered:
             await self._store.mark_delivered(row.id)
-        return Loaded(spec, etag, data, width, height, source, row.max_uses, seconds_left)
+        return Loaded(
+            spec, etag, image.data, image.width, image.height, image.source, row.max_uses,
+            seconds_left,
+        )  # fmt: skip
 
     async def _refund_one(self, row: DeliveryUrlRow) -> None:
         await self._ledger_store.apply(

@@ -19,7 +19,7 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from carimg.domain.clock import Clock
-from carimg.domain.errors import PlanLimitReached, RenderFailed
+from carimg.domain.errors import PlanLimitReached, RenderFailed, Unavailable
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.ledger import Ledger
 from carimg.domain.pricing import Pricing
@@ -44,6 +44,14 @@ class DeliveredImage:
     source: ImageSource
     credits_charged: int
     credits_remaining: int
+
+
+@dataclass(frozen=True, slots=True)
+class RenderedImage:
+    data: bytes
+    width: int
+    height: int
+    source: ImageSource
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,6 +105,16 @@ class Renderer:
         finally:
             del self._in_flight[key]
 
+    async def image(self, spec: ImageSpec) -> RenderedImage:
+        """The encoded image and where it came from: derived cache, cached source, or a render."""
+        cached = self.cached(spec)
+        if cached is not None:
+            width, height = await asyncio.to_thread(image_size, cached)
+            return RenderedImage(cached, width, height, "cache")
+        generated = not self.has_source(spec)
+        data, width, height = await self.derived(spec)
+        return RenderedImage(data, width, height, "generated" if generated else "cache")
+
     async def derived(self, spec: ImageSpec) -> tuple[bytes, int, int]:
         """The encoded image asked for, derived from the source and cached."""
         source = await self.source(spec)
@@ -144,8 +162,7 @@ class ImageService:
         if if_none_match:
             return NotModified(etag)
         account = principal.account
-        cached = self.renderer.cached(spec)
-        if cached is None and not self.renderer.has_source(spec):
+        if self.renderer.cached(spec) is None and not self.renderer.has_source(spec):
             await self._budget.reserve(account)
         await self._admit_vehicle(account, spec)
         price = self._pricing.credits_per_image
@@ -153,30 +170,26 @@ class ImageService:
         balance = await self._ledger.charge(
             account.id, price, reference, note=f"{spec.vehicle.id} {spec.view} {request_id}"
         )
-        if cached is not None:
-            width, height = await asyncio.to_thread(image_size, cached)
-            data, source = cached, "cache"
-        else:
-            try:
-                generated = not self.renderer.has_source(spec)
-                data, width, height = await self.renderer.derived(spec)
-                source = "generated" if generated else "cache"
-            except Exception as error:
-                logger.exception("render failed", extra={"request_id": request_id})
-                balance = await self._ledger.refund(reference, note="render failed")
-                raise RenderFailed(
-                    "The render failed; the credit was refunded. Retry, or try another view."
-                ) from error
+        try:
+            image = await self.renderer.image(spec)
+        except Exception as error:
+            logger.exception("render failed", extra={"request_id": request_id})
+            await self._ledger.refund(reference, note="render failed")
+            if isinstance(error, Unavailable):
+                raise
+            raise RenderFailed(
+                "The render failed; the credit was refunded. Retry, or try another view."
+            ) from error
         await self._usage.record_delivery(
             request_id, account.id, spec.vehicle.id, spec.view, spec.color, self._clock.now()
         )
         return DeliveredImage(
-            data=data,
+            data=image.data,
             media_type=_MEDIA_TYPES[spec.format],
-            width=width,
-            height=height,
+            width=image.width,
+            height=image.height,
             etag=etag,
-            source=source,  # type: ignore[arg-type]
+            source=image.source,
             credits_charged=price,
             credits_remaining=balance,
         )

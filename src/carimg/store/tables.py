@@ -142,3 +142,14 @@ idempotency = Table(
     Column("body", LargeBinary, nullable=True),
     Column("created_at", UtcDateTime(), nullable=False),
 )
+
+# Partners sign legacy embed URLs with a shared secret (HMAC-SHA256).
+partners = Table(
+    "partners",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("name", String(120), nullable=False),
+    Column("secret", String(128), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("revoked_at", UtcDateTime(), nullable=True),
+)

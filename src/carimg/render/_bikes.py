@@ -155,7 +155,8 @@ def _rickshaw(b: MeshBuilder, rng: np.random.Generator, e: float) -> None:
     b.add_grid(rounded_box((-1.18, -0.74, 1.52), (0.78, 0.74, 1.72), 0.3), m.CANVAS)
     for x0, x1 in ((0.82, 0.66), (-1.08, -1.1)):
         _tube(b, (x0, 0.5, 0.9), (x1, 0.68, 1.55), 0.022, m.TRIM, mirror=True)
-    b.add_grid(rounded_box((-1.16, -0.72, 0.8), (-1.0, 0.72, 1.56), 0.2), m.CANVAS)
+    # rear curtain: inset from the canopy's back and below its hem, so no two faces are coplanar
+    b.add_grid(rounded_box((-1.13, -0.7, 0.84), (-1.03, 0.7, 1.5), 0.2), m.CANVAS)
     # seats
     b.add_grid(rounded_box((-0.95, -0.6, 0.78), (-0.45, 0.6, 0.9), 0.35), m.SEAT)
     b.add_grid(rounded_box((-1.0, -0.6, 0.88), (-0.88, 0.6, 1.3), 0.35), m.SEAT)

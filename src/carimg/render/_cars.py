@@ -50,14 +50,14 @@ class CarSpec:
 
 
 TEMPLATES: dict[str, CarSpec] = {
-    "sedan": CarSpec(4.85, 1.86, 1.45, 0.14, 0.335, 0.95, 1.08, 0.76, 0.96,
-                     0.315, 0.455, 0.655, 0.81, 1.0, 0.99, 0.97, "notch", 4, 0.2),
+    "sedan": CarSpec(4.85, 1.86, 1.45, 0.14, 0.34, 0.92, 1.0, 0.74, 0.93,
+                     0.325, 0.47, 0.675, 0.83, 0.96, 0.95, 0.95, "notch", 4, 0.2),
     "hatchback": CarSpec(4.25, 1.79, 1.48, 0.14, 0.32, 0.84, 0.72, 0.74, 0.94,
                          0.30, 0.45, 0.80, 0.965, 1.0, 0.98, 0.95, "hatch", 4, 0.18),
     "wagon": CarSpec(4.9, 1.85, 1.50, 0.14, 0.335, 0.93, 1.02, 0.76, 0.96,
                      0.29, 0.43, 0.93, 0.985, 1.04, 1.0, 0.97, "hatch", 4, 0.17),
-    "coupe": CarSpec(4.65, 1.86, 1.36, 0.13, 0.34, 0.98, 1.02, 0.72, 0.90,
-                     0.35, 0.50, 0.62, 0.83, 0.96, 0.95, 0.91, "notch", 2, 0.22),
+    "coupe": CarSpec(4.65, 1.86, 1.36, 0.13, 0.35, 0.94, 0.98, 0.70, 0.88,
+                     0.36, 0.51, 0.64, 0.85, 0.93, 0.92, 0.90, "notch", 2, 0.22),
     "convertible": CarSpec(4.55, 1.85, 1.30, 0.13, 0.34, 0.95, 0.98, 0.72, 0.90,
                            0.34, 0.44, 0.44, 0.80, 0.93, 0.94, 0.90, "open", 2, 0.2),
     "fastback": CarSpec(4.75, 1.88, 1.39, 0.13, 0.345, 0.96, 1.05, 0.74, 0.92,
@@ -143,10 +143,13 @@ def _top_profile(sp: CarSpec, s: F64, e: float) -> F64:
             (length, sp.deck_z),
         ]
     elif sp.truck_box:
+        frame = sp.clearance + 0.72
         pts += [
             (sp.rf * length, height),
             (sp.rr * length, height - 0.02),
             (sp.c * length, height - 0.05),
+            (sp.c * length + 0.06, frame),
+            (length, frame),
         ]
     else:
         pts += [(sp.rf * length, height), (sp.rr * length, height - drop)]
@@ -283,8 +286,10 @@ def add_wheel(
         pr.append((rr, yy))
     prof = np.array(pr)
     del cr
-    pts, _ = revolve_y(prof, (x, y, r), 56)
-    b.add_grid(pts, m.TIRE, wrap_u=True, wrap_v=True, mirror_y=not centred)
+    pts, tattrs = revolve_y(prof, (x, y, r), 56)
+    b.add_grid(
+        pts, m.TIRE, wrap_u=True, wrap_v=True, attrs=tattrs / rim_r, mirror_y=not centred
+    )
     rr_ = np.linspace(0.0, 1.0, 12)
     dish = 0.035 + 0.02 * (1 - rim_ratio)
     face_y = hw - 0.012
@@ -297,8 +302,8 @@ def add_wheel(
     rpts, rattrs = revolve_y(rim_prof, (x, y, r), 56)
     b.add_grid(rpts, m.RIM, wrap_v=True, attrs=rattrs / rim_r, orient="+y", mirror_y=True)
     if dual:
-        pts2, _ = revolve_y(prof, (x, y - width * 1.02, r), 48)
-        b.add_grid(pts2, m.TIRE, wrap_u=True, wrap_v=True, mirror_y=True)
+        pts2, tattrs2 = revolve_y(prof, (x, y - width * 1.02, r), 48)
+        b.add_grid(pts2, m.TIRE, wrap_u=True, wrap_v=True, attrs=tattrs2 / rim_r, mirror_y=True)
 
 
 def build_car(app: Appearance) -> VehicleModel:
@@ -315,7 +320,7 @@ def build_car(app: Appearance) -> VehicleModel:
     wheels = [s_front_wheel, s_rear_wheel]
     if style == "truck":
         wheels = [s_front_wheel, s_rear_wheel]
-    arch_r = R + 0.04 + 0.015 * (1 - e)
+    arch_r = R + 0.028 + 0.012 * (1 - e)
     s = _stations(sp, wheels, arch_r)
 
     zt = _top_profile(sp, s, e)
@@ -357,7 +362,7 @@ def build_car(app: Appearance) -> VehicleModel:
     tire_w = 0.2 + 0.05 * (W - 1.5) + 0.03 * e
     if L > 6:
         tire_w = 0.3
-    y_w = float(np.interp(s_front_wheel, s, w)) - tire_w / 2 - 0.03
+    y_w = float(np.interp(s_front_wheel, s, w)) * 0.985 - tire_w / 2 - 0.004
     rim_ratio = 0.6 + 0.12 * e + float(rng.uniform(-0.03, 0.03))
     if L > 6:
         rim_ratio = 0.58
@@ -398,11 +403,11 @@ def build_car(app: Appearance) -> VehicleModel:
     if style in ("suv", "wagon") and e > 0.3:
         # roof rails
         s0, s1 = sp.rf * L + 0.15, sp.rr * L - 0.05
-        yr = float(np.interp((s0 + s1) / 2, s, w)) * (1 - sp.tumble) - 0.12
+        yr = float(np.interp((s0 + s1) / 2, s, w)) * (1 - sp.tumble) - 0.2
         b.add_grid(
             rounded_box(
-                (x_of(s1), yr - 0.03, sp.height - 0.01),
-                (x_of(s0), yr + 0.03, sp.height + 0.05),
+                (x_of(s1), yr - 0.025, sp.height - 0.05),
+                (x_of(s0), yr + 0.025, sp.height + 0.03),
                 0.3,
             ),
             m.TRIM,
@@ -448,16 +453,26 @@ def _add_open_cabin(
     frame = np.stack([top + np.array([0.0, 0.0, -0.01]), top + np.array([-0.03, 0.0, 0.03])])
     b.add_grid(frame, m.TRIM, orient="keep")
     # seats with headrests
-    s_seat = s_a + 0.95
+    s_seat = s_a + 1.05
     zs = float(np.interp(s_seat, s, belt))
-    for yy in (0.38, -0.38):
+    ys = min(0.4, wa * 0.5)
+    for yy in (ys, -ys):
         xs = xo(s_seat)
+        # cushion, backrest (leaning back) and headrest
         b.add_grid(
-            rounded_box((xs - 0.12, yy - 0.24, zs - 0.25), (xs + 0.05, yy + 0.24, zs + 0.2), 0.35),
+            rounded_box((xs - 0.05, yy - 0.26, zs - 0.42), (xs + 0.45, yy + 0.26, zs - 0.2), 0.3),
             m.SEAT,
         )
+        u = np.linspace(0, 1, 10)[:, None]
+        back = rounded_box((-0.08, yy - 0.27, -0.5), (0.08, yy + 0.27, 0.45), 0.3)
+        lean = 0.22
+        bx = back[..., 0] - lean * (back[..., 2] + 0.5) + xs - 0.02
+        bz = back[..., 2] + zs + 0.02
+        b.add_grid(np.stack([bx, back[..., 1], bz], -1), m.SEAT)
+        del u
+        hx = xs - 0.02 - lean * 1.0 - 0.05
         b.add_grid(
-            rounded_box((xs - 0.1, yy - 0.13, zs + 0.22), (xs + 0.02, yy + 0.13, zs + 0.42), 0.5),
+            rounded_box((hx - 0.07, yy - 0.14, zs + 0.45), (hx + 0.07, yy + 0.14, zs + 0.64), 0.5),
             m.SEAT,
         )
 
@@ -589,6 +604,11 @@ def _decal_params(
     p[m.GR_Z] = p[m.HL_Z] - hl_h * 0.2 - gr_h * 0.4
     p[m.GR_ROUND] = float(mk.uniform(0.1, 0.9))
     p[m.GR_TAPER] = float(mk.uniform(-0.2, 0.35))
+    if p[m.GR_W] < 1.8 * p[m.GR_H]:
+        # a narrow nose (kei, small cars): a wide, shallow slot between the lamps, never an oval
+        p[m.GR_H] = max(0.035, min(p[m.GR_H], p[m.GR_W] / 1.8))
+        p[m.GR_ROUND] = min(p[m.GR_ROUND], 0.45)
+        p[m.GR_TAPER] = min(p[m.GR_TAPER], 0.1)
     p[m.LI_Z] = sp.clearance + 0.16
     p[m.LI_W] = w_front * (0.45 + float(mk.uniform(0, 0.2)))
     p[m.LI_H] = 0.05 + float(mk.uniform(0, 0.04))

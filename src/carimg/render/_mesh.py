@@ -140,12 +140,16 @@ def superellipsoid(
 ) -> F64:
     """A superellipsoid grid; exponents < 1 give rounded boxes, 1 an ellipsoid."""
     eta = np.linspace(-np.pi / 2, np.pi / 2, nu)[:, None]
-    om = np.linspace(-np.pi, np.pi, nv, endpoint=False)[None, :]
+    # endpoint included: the last column repeats the first, so the surface closes at the back
+    # (x = -r) without the caller having to wrap it
+    om = np.linspace(-np.pi, np.pi, nv + 1)[None, :]
     ce, se = np.cos(eta), np.sin(eta)
     x = radii[0] * _spow(ce, e_vert) * _spow(np.cos(om), e_horiz)
     y = radii[1] * _spow(ce, e_vert) * _spow(np.sin(om), e_horiz)
     z = radii[2] * _spow(se, e_vert) * np.ones_like(om)
-    return np.stack([x + centre[0], y + centre[1], z + centre[2]], axis=-1)
+    pts = np.stack([x + centre[0], y + centre[1], z + centre[2]], axis=-1)
+    pts[:, -1] = pts[:, 0]  # sin(±pi) is ±1e-16, which small exponents would blow up into a gap
+    return pts
 
 
 def rounded_box(

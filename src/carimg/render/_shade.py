@@ -367,9 +367,18 @@ def shade_material(
             paint[2] * diff * (1 - f) + f * refl,
         )
     if mat == m.GLASS:
-        f = 0.06 + 0.94 * fres
-        refl = env(rx, ry, rz, cfx, cfy, 0.0) * 0.9
-        return 0.012 + f * refl, 0.016 + f * refl, 0.02 + f * refl
+        # tinted glass: a dark cabin behind a blue-grey tint, a vertical gradient (lighter where
+        # the glass reflects the studio ceiling), and the softboxes mirrored in it
+        f = 0.07 + 0.93 * fres
+        refl = env(rx, ry, rz, cfx, cfy, 0.02)
+        sky = 0.22 * _ss(-0.05, 0.55, rz)
+        grad = 0.0
+        if decal[m.IS_CAR] > 0.5 and decal[m.ROOF_Z] > 0.0:
+            h = (pz - decal[m.HANDLE_Z]) / max(decal[m.ROOF_Z] - decal[m.HANDLE_Z], 0.1)
+            grad = _ss(0.1, 1.0, h)
+        cabin = 0.006 + 0.012 * (1.0 - grad)
+        k = f * (refl + sky) + 0.035 * grad * (0.5 + 0.5 * ndv)
+        return cabin * 0.8 + k * 0.92, cabin * 0.95 + k * 0.97, cabin * 1.15 + k * 1.04
     if mat == m.BLACKGLOSS:
         f = 0.04 + 0.96 * fres
         refl = env(rx, ry, rz, cfx, cfy, 0.0)
@@ -385,8 +394,15 @@ def shade_material(
         c = 0.75 * refl + 0.03
         return c, c, c * 1.02
     if mat == m.TIRE:
+        # rubber: satin sidewall with a raised bead ring next to the rim, matte tread
         refl = env(rx, ry, rz, cfx, cfy, 0.4)
-        c = 0.022 * diff + 0.05 * refl * (0.3 + fres)
+        r = math.sqrt(a0 * a0 + a1 * a1)
+        side = abs(ny)
+        bead = 0.0
+        if r > 0.0:
+            bead = _band(r, 1.015, 1.06, 0.01) * side  # attrs: radius / rim radius
+        c = (0.02 + 0.012 * side) * diff + (0.04 + 0.05 * side) * refl * (0.3 + fres)
+        c += 0.02 * bead * diff
         return c, c, c
     if mat == m.RIM:
         r = math.sqrt(a0 * a0 + a1 * a1)
@@ -419,21 +435,39 @@ def shade_material(
                     if False
                     else (1.0 - _ss(wdt, wdt + 0.03, 0.5 - d))
                 )
-        if r > 0.96:
-            solid = 0.35
+        if r < 0.22:
+            solid = 1.0
         dark = decal[m.RIM_DARK]
-        refl = env(rx, ry, rz, cfx, cfy, 0.12)
-        base = 0.55 - 0.45 * dark
-        c_metal = base * (0.35 * diff + 0.55 * refl) + 0.04 * fres * refl
-        if r < 0.13:
-            c_metal = c_metal * 0.7
-        hole = 0.012 + 0.02 * _ss(0.3, 0.75, r)
+        refl = env(rx, ry, rz, cfx, cfy, 0.08)
+        base = 0.62 - 0.5 * dark
+        c_metal = base * (0.28 * diff + 0.7 * refl) + 0.05 * fres * refl
+        # machined lip, a dark groove inside it, a centre cap with a dark ring
+        lip = _band(r, 0.9, 1.1, 0.012)
+        groove = _band(r, 0.855, 0.885, 0.006)
+        c_metal = c_metal * (1.0 - 0.75 * groove) * (1.0 + 0.35 * lip * (1.0 - dark))
+        c_metal = c_metal * (1.0 - 0.6 * _band(r, 0.14, 0.17, 0.006))
+        # spoke edges fall away into the wheel: darker where the spoke meets its gap
+        c_metal = c_metal * (0.55 + 0.45 * _ss(0.0, 0.6, solid))
+        # behind the spokes: a brake disc (grey, with a dark hat) and the dark wheel well
+        disc = 0.05 * _ss(0.36, 0.42, r) * (1.0 - _ss(0.7, 0.74, r)) + 0.012
+        cal = _band(ang, 0.35, 1.05, 0.03) * _band(r, 0.5, 0.8, 0.02)
+        hole = disc * (1.0 - cal) + 0.02 * cal
         c = c_metal * solid + hole * (1.0 - solid)
         return c, c, c * 1.02
     if mat == m.HEADLIGHT:
         refl = env(rx, ry, rz, cfx, cfy, 0.05)
-        c = 0.10 + 0.55 * refl + 1.2 * pattern
-        return c, c * 1.0, c * 1.04
+        lens = 0.0
+        if decal[m.IS_CAR] > 0.5:
+            ay = abs(py)
+            zs = pz - decal[m.HL_Z] - decal[m.HL_SLANT] * (ay - decal[m.HL_Y])
+            lr = min(decal[m.HL_H] * 0.6, decal[m.HL_W] * 0.3)
+            for k in range(2):
+                cy = decal[m.HL_Y] + decal[m.HL_W] * (0.42 - 0.7 * k)
+                dd = math.sqrt((ay - cy) ** 2 + zs * zs)
+                lens = max(lens, _band(dd, lr * 0.55, lr, 0.004))
+                lens = max(lens, 0.6 * (1.0 - _ss(0.0, lr * 0.45, dd)))
+        c = 0.05 + 0.6 * refl * (1.0 - 0.5 * lens) + 1.2 * pattern + 0.55 * lens
+        return c, c * 1.0, c * 1.05
     if mat == m.TAILLIGHT:
         refl = env(rx, ry, rz, cfx, cfy, 0.0)
         f = 0.05 + 0.95 * fres

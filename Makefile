@@ -22,6 +22,7 @@ run: $(STAMP)
 
 ## Gates and the whole test suite.
 test: check
+	@scripts/ensure-nginx.sh
 	$(BIN)/pytest -n 2 -q
 
 check: $(STAMP)

@@ -1,0 +1,76 @@
+"""Real server processes for end-to-end tests."""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@dataclass
+class Server:
+    url: str
+    data_dir: Path
+    env: dict[str, str]
+
+    def admin(self, *args: str) -> dict[str, object]:
+        """Run `carimg admin …  --json` against this server's data and return its JSON."""
+        done = subprocess.run(
+            [sys.executable, "-m", "carimg", "admin", *args, "--json"],
+            env=self.env,
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        result: dict[str, object] = json.loads(done.stdout)
+        return result
+
+
+def wait_until_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if httpx.get(f"{url}/api/health", timeout=1).status_code == 200:
+                return
+        except httpx.TransportError:
+            pass
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError("the server did not start")
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`carimg serve` on a free port with its own data directory."""
+    port = free_port()
+    data_dir = tmp_path_factory.mktemp("var")
+    url = f"http://127.0.0.1:{port}"
+    env = {
+        **os.environ,
+        "CARIMG_DATA_DIR": str(data_dir),
+        "CARIMG_BASE_URL": url,
+        "CARIMG_LOG_LEVEL": "warning",
+    }
+    command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(command, env=env)
+    try:
+        wait_until_healthy(url, process)
+        yield Server(url, data_dir, env)
+    finally:
+        process.terminate()
+        process.wait(timeout=15)

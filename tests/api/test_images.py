@@ -7,11 +7,11 @@ from pathlib import Path
 
 import httpx
 import pytest
-from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint, pixels
-from tests.conftest import Customer
 
 from carimg.config import Settings
 from carimg.services import Services
+from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint, pixels
+from tests.conftest import Customer
 
 
 @pytest.fixture(scope="session")

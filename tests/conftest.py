@@ -24,7 +24,6 @@ from carimg.services import Services
 POSTGRES_ADMIN_URL = os.environ.get(
     "CARIMG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
 )
-TABLES = ("deliveries", "monthly_vehicles", "ledger", "api_keys", "accounts")
 
 
 async def _postgres(statement: str) -> None:
@@ -55,9 +54,13 @@ async def _truncate(url: str) -> None:
 
     connection = await asyncpg.connect(url.replace("postgresql+asyncpg://", "postgresql://"))
     try:
-        exists = await connection.fetchval("SELECT to_regclass('accounts') IS NOT NULL")
-        if exists:
-            await connection.execute(f"TRUNCATE {', '.join(TABLES)} RESTART IDENTITY CASCADE")
+        tables = await connection.fetch(
+            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' "
+            "AND tablename <> 'alembic_version'"
+        )
+        if tables:
+            names = ", ".join(row["tablename"] for row in tables)
+            await connection.execute(f"TRUNCATE {names} RESTART IDENTITY CASCADE")
     finally:
         await connection.close()
 

@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from carimg.config import Settings
+from carimg.domain.errors import InvalidParameter
 from carimg.services import Services
 from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint, pixels
 from tests.conftest import Customer
@@ -360,3 +361,24 @@ async def test_concurrent_requests_for_one_new_variant_share_one_render(
     assert [r.status_code for r in responses] == [200] * 5
     assert calls == 1
     assert await services.ledger.balance(customer.account_id) == 95
+
+
+async def test_an_enterprise_key_may_carry_its_own_rate_limit(
+    client: httpx.AsyncClient, make_customer: object
+) -> None:
+    enterprise = await make_customer(plan="enterprise")  # type: ignore[operator]
+    services: Services = client._transport.app.state.services  # type: ignore[attr-defined]
+    account = await services.accounts.by_email(enterprise.email)
+    key, _ = await services.accounts.create_key(account, rate_limit_per_minute=5000)
+    response = await client.get(
+        IMAGE_URL, params={**CAMRY, "size": "thumb"}, headers={"Authorization": f"Bearer {key}"}
+    )
+    assert response.headers["ratelimit-limit"] == "5000"
+
+
+async def test_only_enterprise_keys_may_carry_their_own_rate_limit(
+    customer: Customer, services: Services
+) -> None:
+    account = await services.accounts.by_email(customer.email)
+    with pytest.raises(InvalidParameter):
+        await services.accounts.create_key(account, rate_limit_per_minute=5000)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Header, Request
+from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from starlette.responses import Response
 
@@ -183,6 +183,24 @@ async def single_url_response(
         **problem_responses(400, 401, 402, 403, 404, 409, 413, 422, 429, 500),
     },
     dependencies=[StrictQuery],
+    # Documented here, not declared as a parameter: the framework would read and parse the body
+    # before the endpoint could refuse it (413 over 64 KiB, 401 without a key).
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "One image request or a batch.",
+            "content": {
+                "application/json": {
+                    "schema": {
+                        "anyOf": [
+                            BatchRequest.model_json_schema(),
+                            SingleRequest.model_json_schema(),
+                        ]
+                    }
+                }
+            },
+        }
+    },
 )
 async def create_image_urls(
     request: Request,
@@ -193,9 +211,6 @@ async def create_image_urls(
         Header(
             alias="Idempotency-Key", description="Retry safely: same key, same body, no new charge."
         ),
-    ] = None,
-    _schema: Annotated[
-        BatchRequest | SingleRequest | None, Body(description="One image request or a batch.")
     ] = None,
 ) -> Response:
     """Validates every item first; nothing is charged unless all URLs are created."""

@@ -108,6 +108,13 @@ async def _domain_error(request: Request, exc: Exception) -> Response:
         payment, link = payment_extensions(request.app.state.settings)
         extensions = payment | extensions
         headers |= link
+        next_plan = extensions.get("next_plan")
+        if isinstance(next_plan, dict) and "checkout_url" not in next_plan:
+            # The spec's next_plan carries its checkout_url, as each plan in pricing does.
+            plans = {plan["id"]: plan for plan in payment["pricing"]["plans"]}
+            if next_plan.get("id") in plans:
+                checkout_url = plans[next_plan["id"]]["checkout_url"]
+                extensions["next_plan"] = {**next_plan, "checkout_url": checkout_url}
     return problem_response(
         request, exc.status, exc.detail, title=exc.title, headers=headers, **extensions
     )

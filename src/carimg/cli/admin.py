@@ -72,6 +72,9 @@ def create_key(
     scopes: str = typer.Option("images:read,account:read", help="Comma-separated scopes."),
     origins: str | None = typer.Option(None, help="Comma-separated allowed origins."),
     name: str = typer.Option("", help="A name to recognise the key by."),
+    rate_limit: int | None = typer.Option(
+        None, help="The key's own requests per minute (Enterprise agreements only)."
+    ),
     as_json: bool = JsonOption,
 ) -> None:
     """Create an API key (shown once) → {key, id, prefix, scopes}."""
@@ -79,7 +82,11 @@ def create_key(
     async def action(services: Any) -> dict[str, Any]:
         account = await services.accounts.by_email(email)
         key, record = await services.accounts.create_key(
-            account, scopes=_split(scopes), origins=_split(origins), name=name
+            account,
+            scopes=_split(scopes),
+            origins=_split(origins),
+            name=name,
+            rate_limit_per_minute=rate_limit,
         )
         return {
             "key": key,

@@ -70,8 +70,18 @@ class Accounts:
         scopes: tuple[str, ...] = key_rules.DEFAULT_SCOPES,
         origins: tuple[str, ...] = (),
         name: str = "",
+        rate_limit_per_minute: int | None = None,
     ) -> tuple[str, ApiKey]:
-        """A new key; returns the plaintext (shown once) and the stored record."""
+        """A new key; returns the plaintext (shown once) and the stored record.
+
+        `rate_limit_per_minute` is a key's own limit, which only an Enterprise agreement sets.
+        """
+        if rate_limit_per_minute is not None and (
+            account.plan != "enterprise" or rate_limit_per_minute < 1
+        ):
+            raise InvalidParameter(
+                "rate_limit", "A key's own rate limit is for Enterprise accounts (at least 1)."
+            )
         origins = key_rules.check_origins(origins)
         scopes = key_rules.check_scopes(scopes, origins)
         plaintext = key_rules.new_key()
@@ -84,6 +94,7 @@ class Accounts:
             origins=origins,
             created_at=self._clock.now(),
             revoked_at=None,
+            rate_limit_per_minute=rate_limit_per_minute,
         )
         try:
             await self._store.add_key(

@@ -208,25 +208,28 @@ class DeliveryUrls:
         window = int((now - row.created_at).total_seconds() // row.ttl_seconds)
         starts = row.created_at + timedelta(seconds=window * row.ttl_seconds)
         ends = min(starts + timedelta(seconds=row.ttl_seconds), row.renew_until)
+        reference = f"debit:renew:{row.id}:{window}"
         try:
             await self._ledger_store.apply(
                 row.account_id,
                 "debit",
                 -1,
-                f"debit:renew:{row.id}:{window}",
+                reference,
                 note=f"renewal window {window} of {row.id}",
                 now=now,
             )
         except InsufficientBalance as low:
-            raise InsufficientCredits(
-                balance=low.balance,
-                required=1,
-                renewal_window={
-                    "index": window,
-                    "starts_at": starts.isoformat(),
-                    "ends_at": ends.isoformat(),
-                },
-            ) from low
+            # Paid already when a racing load took the last credit for this window: serve.
+            if await self._ledger_store.entry(reference) is None:
+                raise InsufficientCredits(
+                    balance=low.balance,
+                    required=1,
+                    renewal_window={
+                        "index": window,
+                        "starts_at": starts.isoformat(),
+                        "ends_at": ends.isoformat(),
+                    },
+                ) from low
         await self._store.extend(row.id, ends)
         return ends
 

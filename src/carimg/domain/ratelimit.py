@@ -46,6 +46,8 @@ class RateWindows:
         reset = max(1, math.ceil((window + 1) * RATE_WINDOW_SECONDS - now))
         plan = principal.account.plan
         key_limit = KEY_REQUESTS_PER_MINUTE.get(plan, KEY_REQUESTS_PER_MINUTE["free"])
+        if plan == "enterprise" and principal.key.rate_limit_per_minute:
+            key_limit = principal.key.rate_limit_per_minute
         account_limit = ACCOUNT_REQUESTS_PER_MINUTE.get(plan, ACCOUNT_REQUESTS_PER_MINUTE["free"])
         ttl = 2 * RATE_WINDOW_SECONDS
         key_count = await self._counters.incr(f"rl:key:{principal.key.id}:{window}", 1, ttl)

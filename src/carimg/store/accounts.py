@@ -36,6 +36,7 @@ def _key(row: Mapping[Any, Any]) -> ApiKey:
         origins=tuple(row["origins"].split()),
         created_at=row["created_at"],
         revoked_at=row["revoked_at"],
+        rate_limit_per_minute=row["rate_limit_per_minute"],
     )
 
 
@@ -136,6 +137,7 @@ class AccountStore:
                     origins=" ".join(key.origins),
                     created_at=key.created_at,
                     revoked_at=None,
+                    rate_limit_per_minute=key.rate_limit_per_minute,
                 )
             )
 

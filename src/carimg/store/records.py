@@ -32,6 +32,7 @@ class ApiKey:
     origins: tuple[str, ...]
     created_at: datetime
     revoked_at: datetime | None
+    rate_limit_per_minute: int | None = None  # an Enterprise agreement's own limit for the key
 
     @property
     def active(self) -> bool:

@@ -68,6 +68,7 @@ api_keys = Table(
     Column("origins", Text, nullable=False, server_default=""),
     Column("created_at", UtcDateTime(), nullable=False),
     Column("revoked_at", UtcDateTime(), nullable=True),
+    Column("rate_limit_per_minute", Integer, nullable=True),
     Index("ix_api_keys_account", "account_id"),
 )
 

@@ -364,10 +364,9 @@ async def test_concurrent_requests_for_one_new_variant_share_one_render(
 
 
 async def test_an_enterprise_key_may_carry_its_own_rate_limit(
-    client: httpx.AsyncClient, make_customer: object
+    client: httpx.AsyncClient, make_customer: object, services: Services
 ) -> None:
     enterprise = await make_customer(plan="enterprise")  # type: ignore[operator]
-    services: Services = client._transport.app.state.services  # type: ignore[attr-defined]
     account = await services.accounts.by_email(enterprise.email)
     key, _ = await services.accounts.create_key(account, rate_limit_per_minute=5000)
     response = await client.get(

@@ -243,7 +243,7 @@ def _loft(s: F64, half: F64, length: float, r_front: float, r_rear: float) -> F6
         for phi in np.linspace(0, np.pi / 2, 7)[1:]:
             sc = np.cos(phi)
             if phi == np.pi / 2:
-                sc = 0.02
+                sc = 0.0  # collapse to a point: the shell is closed (no pinhole at the ends)
             sec = full[idx].copy()
             sec[:, 0] *= sc
             sec[:, 1] = centre_z[idx] + (sec[:, 1] - centre_z[idx]) * sc
@@ -287,9 +287,7 @@ def add_wheel(
     prof = np.array(pr)
     del cr
     pts, tattrs = revolve_y(prof, (x, y, r), 56)
-    b.add_grid(
-        pts, m.TIRE, wrap_u=True, wrap_v=True, attrs=tattrs / rim_r, mirror_y=not centred
-    )
+    b.add_grid(pts, m.TIRE, wrap_u=True, wrap_v=True, attrs=tattrs / rim_r, mirror_y=not centred)
     rr_ = np.linspace(0.0, 1.0, 12)
     dish = 0.035 + 0.02 * (1 - rim_ratio)
     face_y = hw - 0.012

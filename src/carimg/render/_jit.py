@@ -48,6 +48,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 def njit(**options: Any) -> Callable[[F], F]:
     """`numba.njit(**options)` typed so decorated functions keep their signatures for mypy."""
+    # numpy semantics for float division by zero (inf/nan, no exception check per division):
+    # noticeably faster in the shading loops, and the kernels never divide by zero on purpose
+    options.setdefault("error_model", "numpy")
     decorator: Callable[[F], F] = numba.njit(**options)
     return decorator
 

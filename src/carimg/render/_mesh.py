@@ -8,11 +8,15 @@ part id.
 
 from __future__ import annotations
 
+import functools
+import math
 from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
 from numpy.typing import NDArray
+
+from carimg.render._jit import njit
 
 F64 = NDArray[np.float64]
 I32 = NDArray[np.int32]
@@ -28,11 +32,14 @@ class Mesh:
     tris: I32  # (m, 3)
     mats: I32  # (m,) material id
     parts: I32  # (m,) part index (a smooth surface)
+    closed: NDArray[np.bool_]  # (m,) the triangle belongs to a closed surface (back-face culled)
+    outward: F64  # (m, 3) face normal (unnormalised) pointing out of its surface
 
 
 Orient = Literal["auto", "keep", "flip", "+y"]
 
 
+@functools.lru_cache(maxsize=256)
 def _grid_tris(nu: int, nv: int, wrap_u: bool, wrap_v: bool) -> I32:
     iu = np.arange(nu if wrap_u else nu - 1)
     iv = np.arange(nv if wrap_v else nv - 1)
@@ -46,18 +53,83 @@ def _grid_tris(nu: int, nv: int, wrap_u: bool, wrap_v: bool) -> I32:
     t = np.concatenate(
         [np.stack([a, b, c], -1).reshape(-1, 3), np.stack([a, c, d], -1).reshape(-1, 3)]
     )
-    return t.astype(np.int32)
+    out = t.astype(np.int32)
+    out.setflags(write=False)  # shared between calls (cached)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _vertex_normals(verts: F64, tris: I32, out: F64) -> None:
+    for t in range(tris.shape[0]):
+        i0 = tris[t, 0]
+        i1 = tris[t, 1]
+        i2 = tris[t, 2]
+        e1x = verts[i1, 0] - verts[i0, 0]
+        e1y = verts[i1, 1] - verts[i0, 1]
+        e1z = verts[i1, 2] - verts[i0, 2]
+        e2x = verts[i2, 0] - verts[i0, 0]
+        e2y = verts[i2, 1] - verts[i0, 1]
+        e2z = verts[i2, 2] - verts[i0, 2]
+        fx = e1y * e2z - e1z * e2y
+        fy = e1z * e2x - e1x * e2z
+        fz = e1x * e2y - e1y * e2x
+        for i in (i0, i1, i2):
+            out[i, 0] += fx
+            out[i, 1] += fy
+            out[i, 2] += fz
+    for i in range(verts.shape[0]):
+        ln = math.sqrt(out[i, 0] ** 2 + out[i, 1] ** 2 + out[i, 2] ** 2)
+        if ln < 1e-12:
+            ln = 1e-12
+        out[i, 0] /= ln
+        out[i, 1] /= ln
+        out[i, 2] /= ln
+
+
+@njit(cache=True, nogil=True)
+def _outward_faces(verts: F64, normals: F64, tris: I32, out: F64) -> None:
+    """Face normals (unnormalised) flipped to agree with the part's vertex normals."""
+    for t in range(tris.shape[0]):
+        i0 = tris[t, 0]
+        i1 = tris[t, 1]
+        i2 = tris[t, 2]
+        e1x = verts[i1, 0] - verts[i0, 0]
+        e1y = verts[i1, 1] - verts[i0, 1]
+        e1z = verts[i1, 2] - verts[i0, 2]
+        e2x = verts[i2, 0] - verts[i0, 0]
+        e2y = verts[i2, 1] - verts[i0, 1]
+        e2z = verts[i2, 2] - verts[i0, 2]
+        fx = e1y * e2z - e1z * e2y
+        fy = e1z * e2x - e1x * e2z
+        fz = e1x * e2y - e1y * e2x
+        d = 0.0
+        for i in (i0, i1, i2):
+            d += fx * normals[i, 0] + fy * normals[i, 1] + fz * normals[i, 2]
+        sgn = 1.0 if d > 0.0 else (-1.0 if d < 0.0 else 0.0)
+        out[t, 0] = fx * sgn
+        out[t, 1] = fy * sgn
+        out[t, 2] = fz * sgn
 
 
 def face_normals_to_vertices(verts: F64, tris: I32) -> F64:
     """Area-weighted vertex normals (unnormalised faces summed, then normalised)."""
-    p0, p1, p2 = verts[tris[:, 0]], verts[tris[:, 1]], verts[tris[:, 2]]
-    fn = np.cross(p1 - p0, p2 - p0)
-    vn = np.zeros_like(verts)
-    for k in range(3):
-        np.add.at(vn, tris[:, k], fn)
-    length = np.linalg.norm(vn, axis=1, keepdims=True)
-    return np.asarray(vn / np.maximum(length, 1e-12), dtype=np.float64)
+    out = np.zeros_like(verts)
+    _vertex_normals(np.ascontiguousarray(verts), np.ascontiguousarray(tris), out)
+    return out
+
+
+def _is_closed(points: F64, wrap_u: bool, wrap_v: bool) -> bool:
+    """Whether a grid encloses a volume: wrapped (or seamed) around v, and wrapped around u or
+    collapsed to a point at both u ends (poles of ellipsoids, capsule and loft caps)."""
+    tol = 1e-4 * max(float(np.ptp(points.reshape(-1, 3), axis=0).max()), 1e-9)
+    seam_v = wrap_v or bool(np.abs(points[:, 0] - points[:, -1]).max() <= tol)
+    if not seam_v:
+        return False
+    if wrap_u:
+        return True
+    first = float(np.ptp(points[0], axis=0).max())
+    last = float(np.ptp(points[-1], axis=0).max())
+    return first <= tol and last <= tol
 
 
 class MeshBuilder:
@@ -70,6 +142,8 @@ class MeshBuilder:
         self._tris: list[I32] = []
         self._mats: list[I32] = []
         self._parts: list[I32] = []
+        self._closed: list[NDArray[np.bool_]] = []
+        self._outward: list[F64] = []
         self._count = 0
         self._part = 0
 
@@ -83,8 +157,14 @@ class MeshBuilder:
         attrs: F64 | None = None,
         orient: Orient = "auto",
         mirror_y: bool = False,
+        closed: bool = False,
     ) -> None:
-        """Add a (nu, nv, 3) grid of points as one smooth part (and its y-mirror if asked)."""
+        """Add a (nu, nv, 3) grid of points as one smooth part (and its y-mirror if asked).
+
+        `closed` says the surface encloses a volume (wrapped both ways, or closed by collapsed
+        ends), so its back faces are never seen and the rasterizer may skip them.
+        """
+        closed = closed or _is_closed(points, wrap_u, wrap_v)
         nu, nv, _ = points.shape
         verts = points.reshape(-1, 3).astype(np.float64)
         tris = _grid_tris(nu, nv, wrap_u, wrap_v)
@@ -96,19 +176,28 @@ class MeshBuilder:
         elif orient == "flip" or (orient == "+y" and float(normals[:, 1].sum()) < 0.0):
             normals = -normals
         at = np.zeros((len(verts), 2)) if attrs is None else attrs.reshape(-1, 2).astype(np.float64)
-        self._append(verts, normals, at, tris, mat)
+        self._append(verts, normals, at, tris, mat, closed)
         if mirror_y:
             mv = verts * np.array([1.0, -1.0, 1.0])
             mn = normals * np.array([1.0, -1.0, 1.0])
-            self._append(mv, mn, at.copy(), tris[:, ::-1].copy(), mat)
+            self._append(mv, mn, at.copy(), tris[:, ::-1].copy(), mat, closed)
 
-    def _append(self, verts: F64, normals: F64, attrs: F64, tris: I32, mat: int) -> None:
+    def _append(
+        self, verts: F64, normals: F64, attrs: F64, tris: I32, mat: int, closed: bool
+    ) -> None:
         self._verts.append(verts)
         self._normals.append(normals)
         self._attrs.append(attrs)
         self._tris.append((tris + self._count).astype(np.int32))
         self._mats.append(np.full(len(tris), mat, dtype=np.int32))
         self._parts.append(np.full(len(tris), self._part, dtype=np.int32))
+        self._closed.append(np.full(len(tris), closed, dtype=np.bool_))
+        outward = np.empty((len(tris), 3))
+        _outward_faces(
+            np.ascontiguousarray(verts), np.ascontiguousarray(normals), np.ascontiguousarray(tris),
+            outward,
+        )  # fmt: skip
+        self._outward.append(outward)
         self._count += len(verts)
         self._part += 1
 
@@ -120,6 +209,8 @@ class MeshBuilder:
             tris=np.ascontiguousarray(np.concatenate(self._tris)),
             mats=np.ascontiguousarray(np.concatenate(self._mats)),
             parts=np.ascontiguousarray(np.concatenate(self._parts)),
+            closed=np.ascontiguousarray(np.concatenate(self._closed)),
+            outward=np.ascontiguousarray(np.concatenate(self._outward)),
         )
 
 

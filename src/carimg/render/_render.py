@@ -160,12 +160,20 @@ def render_model(
     zc = rel @ cam.fwd
     sx = (cam.cx + cam.focal * (rel @ cam.right) / zc) * ss
     sy = (cam.cy - cam.focal * (rel @ cam.up) / zc) * ss
-    _, tid, b0, b1 = rasterize(sx, sy, zc, mesh.tris, size * ss, size * ss)
+    # back faces of closed surfaces can never be seen: drop them before rasterizing (about half
+    # of the triangles, and most of the overdraw in front and rear views)
+    p0 = mesh.verts[mesh.tris[:, 0]]
+    away = mesh.closed & (np.einsum("ij,ij->i", mesh.outward, p0 - cam.pos) > 0.0)
+    keep = np.flatnonzero(~away)
+    tris = np.ascontiguousarray(mesh.tris[keep])
+    mats = np.ascontiguousarray(mesh.mats[keep])
+    parts = np.ascontiguousarray(mesh.parts[keep])
+    _, tid, b0, b1 = rasterize(sx, sy, zc, tris, size * ss, size * ss)
     out_rgb = np.zeros((size, size, 3), dtype=np.float64)
     out_cov = np.zeros((size, size), dtype=np.float64)
     out_paint = np.zeros((size, size), dtype=np.float64)
     resolve(
-        tid, b0, b1, ss, mesh.verts, mesh.normals, mesh.attrs, mesh.tris, mesh.mats, mesh.parts,
+        tid, b0, b1, ss, mesh.verts, mesh.normals, mesh.attrs, tris, mats, parts,
         cam.pos.astype(np.float64), cam.facing.astype(np.float64), cam.focal * ss, base,
         1.0 if metallic else 0.0, model.decal, model.profile, out_rgb, out_cov, out_paint,
     )  # fmt: skip

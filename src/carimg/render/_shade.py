@@ -624,10 +624,10 @@ def resolve(
     n = ss * ss
     P = np.zeros((n, 8))
     mat0 = 0
-    first_t = 0
     q = np.zeros(8)
     for oy in range(h):
         for ox in range(w):
+            # pass 1: which triangles, parts and materials do the samples hit?
             cnt = 0
             same = True
             part0 = -1
@@ -637,6 +637,24 @@ def resolve(
                     if t < 0:
                         same = False
                         continue
+                    if cnt == 0:
+                        part0 = parts[t]
+                        mat0 = mats[t]
+                    elif parts[t] != part0 or mats[t] != mat0:
+                        same = False
+                    cnt += 1
+            if cnt == 0:
+                continue
+            # pass 2: interpolate the samples; one smooth part needs only the two diagonal
+            # samples, whose mean is the pixel centre on a planar triangle
+            k = 0
+            for j in range(ss):
+                for i in range(ss):
+                    if same and not ((j == 0 and i == 0) or (j == ss - 1 and i == ss - 1)):
+                        continue
+                    t = tid[oy * ss + j, ox * ss + i]
+                    if t < 0:
+                        continue
                     b0 = bar0[oy * ss + j, ox * ss + i]
                     b1 = bar1[oy * ss + j, ox * ss + i]
                     b2 = 1.0 - b0 - b1
@@ -644,34 +662,22 @@ def resolve(
                     i1 = tris[t, 1]
                     i2 = tris[t, 2]
                     for c in range(3):
-                        P[cnt, c] = b0 * verts[i0, c] + b1 * verts[i1, c] + b2 * verts[i2, c]
-                        P[cnt, 3 + c] = (
+                        P[k, c] = b0 * verts[i0, c] + b1 * verts[i1, c] + b2 * verts[i2, c]
+                        P[k, 3 + c] = (
                             b0 * normals[i0, c] + b1 * normals[i1, c] + b2 * normals[i2, c]
                         )
                     for c in range(2):
-                        P[cnt, 6 + c] = b0 * attrs[i0, c] + b1 * attrs[i1, c] + b2 * attrs[i2, c]
-                    pt = parts[t]
-                    if part0 < 0:
-                        part0 = pt
-                    elif pt != part0:
-                        same = False
-                    if cnt == 0:
-                        mat0 = mats[t]
-                    cnt += 1
-                    if cnt == 1:
-                        first_t = t
-                    if cnt > 1 and mats[t] != mats[first_t]:
-                        same = False
-            if cnt == 0:
-                continue
+                        P[k, 6 + c] = b0 * attrs[i0, c] + b1 * attrs[i1, c] + b2 * attrs[i2, c]
+                    k += 1
             if same:
+                cnt_g = k
                 for c in range(8):
                     q[c] = 0.0
-                for k in range(cnt):
+                for kk in range(cnt_g):
                     for c in range(8):
-                        q[c] += P[k, c]
+                        q[c] += P[kk, c]
                 for c in range(8):
-                    q[c] /= cnt
+                    q[c] /= cnt_g
                 dx = cam[0] - q[0]
                 dy = cam[1] - q[1]
                 dz = cam[2] - q[2]

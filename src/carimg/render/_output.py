@@ -16,6 +16,8 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
+from carimg.render._jit import njit
+
 Fit = Literal["contain", "cover", "inside"]
 Format = Literal["png", "webp", "jpg"]
 
@@ -110,9 +112,47 @@ def trim(img: Image.Image, padding: float) -> Image.Image:
     return out
 
 
+@njit(cache=True, nogil=True)
+def _halve_premultiplied(src: np.ndarray, out: np.ndarray) -> None:
+    """2×2 box reduction of straight-alpha RGBA, averaged in premultiplied alpha (no fringes).
+
+    One pass over uint8 with integer sums: colour = Σ(c·a) / Σa, alpha = Σa / 4, both rounded.
+    """
+    h, w = out.shape[0], out.shape[1]
+    for y in range(h):
+        for x in range(w):
+            sa = 0
+            sr = 0
+            sg = 0
+            sb = 0
+            for j in range(2):
+                for i in range(2):
+                    a = np.int64(src[2 * y + j, 2 * x + i, 3])
+                    sa += a
+                    sr += a * np.int64(src[2 * y + j, 2 * x + i, 0])
+                    sg += a * np.int64(src[2 * y + j, 2 * x + i, 1])
+                    sb += a * np.int64(src[2 * y + j, 2 * x + i, 2])
+            if sa == 0:
+                out[y, x, 0] = 0
+                out[y, x, 1] = 0
+                out[y, x, 2] = 0
+                out[y, x, 3] = 0
+                continue
+            half = sa // 2
+            out[y, x, 0] = (sr + half) // sa
+            out[y, x, 1] = (sg + half) // sa
+            out[y, x, 2] = (sb + half) // sa
+            out[y, x, 3] = (sa + 2) // 4
+
+
 def _resize(img: Image.Image, size: tuple[int, int]) -> Image.Image:
     if img.size == size:
         return img
+    if img.width == 2 * size[0] and img.height == 2 * size[1] and img.mode == "RGBA":
+        # the common case (1024 source → 512): one numba pass instead of three Pillow passes
+        out = np.empty((size[1], size[0], 4), dtype=np.uint8)
+        _halve_premultiplied(np.ascontiguousarray(np.asarray(img)), out)
+        return Image.fromarray(out, "RGBA")
     premultiplied = img.convert("RGBa")
     if img.width == 2 * size[0] and img.height == 2 * size[1]:
         small = premultiplied.reduce(2)

@@ -44,14 +44,15 @@ def env(dx: float, dy: float, dz: float, cfx: float, cfy: float, blur: float) ->
     u = dz
     if u < 0.0:
         c = 0.30 - 0.14 * _ss(0.0, 0.25, -u + blur * 0.3)
-        c = 0.16 + 0.14 * _ss(0.05, 0.6, -u)
+        # studio floor: darker just under the horizon (a crisp horizon line in the flanks)
+        c = 0.10 + 0.18 * _ss(0.03, 0.6, -u)
     else:
         c = 0.05 + 0.30 * _ss(0.0, 1.0, u) ** 0.8
     s = 0.04 + blur
     # overhead softbox
     c += 2.6 * _band(r, -0.55, 0.55, s) * _band(f, -0.45, 0.75, s) * _ss(0.55 - s, 0.7 + s, u)
     # horizontal strip behind the camera: the shoulder line
-    c += 1.8 * _band(u, 0.16, 0.30, 0.015 + blur * 0.6) * _ss(0.1 - s, 0.45, f)
+    c += 2.4 * _band(u, 0.17, 0.27, 0.01 + blur * 0.6) * _ss(0.1 - s, 0.45, f)
     # two vertical strips
     az = math.atan2(r, f)
     vert = _band(u, 0.02, 0.75, 0.05 + blur)

@@ -98,3 +98,17 @@ def test_same_spec_gives_the_same_bytes(source: np.ndarray) -> None:
 def test_invalid_specs_are_refused(kwargs: dict[str, object]) -> None:
     with pytest.raises(OutputSpecError):
         OutputSpec(**kwargs)  # type: ignore[arg-type]
+
+
+def test_halving_averages_in_premultiplied_alpha() -> None:
+    # one opaque red pixel next to three transparent black ones: the half-size pixel stays red
+    # (no dark fringe) with a quarter of the alpha
+    src = np.zeros((4, 4, 4), dtype=np.uint8)
+    src[0, 0] = (200, 10, 20, 255)
+    src[2:, 2:] = (30, 60, 90, 128)
+    out = derive(src, OutputSpec(width=2, format="png"))
+    px = np.asarray(Image.open(io.BytesIO(out.data)).convert("RGBA"))
+    assert px.shape == (2, 2, 4)
+    assert tuple(px[0, 0]) == (200, 10, 20, 64)
+    assert tuple(px[1, 1]) == (30, 60, 90, 128)
+    assert tuple(px[0, 1]) == (0, 0, 0, 0)

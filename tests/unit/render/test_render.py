@@ -145,3 +145,33 @@ def test_unknown_paint_is_refused() -> None:
 def test_unknown_body_style_is_refused() -> None:
     with pytest.raises(ValueError):
         Appearance("toyota", "camry", 2020, "spaceship")
+
+
+@pytest.mark.parametrize("style", ["sedan", "pickup", "truck", "bus", "kei", "convertible"])
+def test_body_shell_is_closed_so_back_faces_can_be_culled(style: str) -> None:
+    from carimg.render import _materials as m
+    from carimg.render._render import build_model
+
+    mesh = build_model(Appearance("testmake", f"test-{style}", 2020, style)).mesh
+    body = mesh.mats == m.BODY
+    assert body.any() and mesh.closed[body].all()
+    tyres = mesh.mats == m.TIRE
+    assert mesh.closed[tyres].all()
+    assert not mesh.closed[mesh.mats == m.RIM].any()  # open discs are drawn from both sides
+
+
+def test_culling_back_faces_does_not_change_the_image() -> None:
+    from carimg.render import _render as r
+
+    model = r.build_model(CAMRY)
+    culled = r.render_model(model, 35.0, "red", size=192).rgba
+    mesh = model.mesh
+    unculled_mesh = type(mesh)(
+        mesh.verts, mesh.normals, mesh.attrs, mesh.tris, mesh.mats, mesh.parts,
+        np.zeros_like(mesh.closed), mesh.outward,
+    )  # fmt: skip
+    unculled = r.render_model(
+        type(model)(unculled_mesh, model.decal, model.profile), 35.0, "red", size=192
+    ).rgba
+    diff = np.abs(culled.astype(int) - unculled.astype(int))
+    assert (diff.max(axis=2) > 8).mean() < 0.001

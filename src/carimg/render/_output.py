@@ -127,11 +127,11 @@ def _halve_premultiplied(src: np.ndarray, out: np.ndarray) -> None:
             sb = 0
             for j in range(2):
                 for i in range(2):
-                    a = np.int64(src[2 * y + j, 2 * x + i, 3])
+                    a = int(src[2 * y + j, 2 * x + i, 3])
                     sa += a
-                    sr += a * np.int64(src[2 * y + j, 2 * x + i, 0])
-                    sg += a * np.int64(src[2 * y + j, 2 * x + i, 1])
-                    sb += a * np.int64(src[2 * y + j, 2 * x + i, 2])
+                    sr += a * int(src[2 * y + j, 2 * x + i, 0])
+                    sg += a * int(src[2 * y + j, 2 * x + i, 1])
+                    sb += a * int(src[2 * y + j, 2 * x + i, 2])
             if sa == 0:
                 out[y, x, 0] = 0
                 out[y, x, 1] = 0

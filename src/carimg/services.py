@@ -24,7 +24,7 @@ from carimg.render import RenderPool
 from carimg.render._version import RENDERER_VERSION
 from carimg.store.accounts import AccountStore
 from carimg.store.counters import Counters, MemoryCounters, RedisCounters
-from carimg.store.db import create_engine, migrate
+from carimg.store.db import Database, migrate
 from carimg.store.delivery_urls import DeliveryUrlStore
 from carimg.store.idempotency import IdempotencyStore
 from carimg.store.ledger import LedgerStore
@@ -38,7 +38,7 @@ class Services:
     settings: Settings
     catalog: Catalog
     clock: Clock
-    engine: AsyncEngine
+    db: Database
     counters: Counters
     accounts: Accounts
     ledger: Ledger
@@ -51,10 +51,15 @@ class Services:
     secret_key: str
     render_pool: RenderPool
 
+    @property
+    def engine(self) -> AsyncEngine:
+        """The engine that writes (and can read): for tests and tools that run raw SQL."""
+        return self.db.write
+
     async def close(self) -> None:
         self.render_pool.close()
         await self.counters.close()
-        await self.engine.dispose()
+        await self.db.dispose()
 
 
 def _persistent_secret(path: Path) -> str:
@@ -77,12 +82,12 @@ async def build_services(
     """Open the database (migrated), counters, render pool and cache for one process."""
     clock = clock or SystemClock()
     settings.data_dir.mkdir(parents=True, exist_ok=True)
-    engine = create_engine(settings.resolved_database_url)
-    await migrate(engine)
+    db = Database.open(settings.resolved_database_url)
+    await migrate(db.write)
     counters: Counters = (
         RedisCounters(settings.redis_url) if settings.redis_url else MemoryCounters()
     )
-    ledger_store = LedgerStore(engine)
+    ledger_store = LedgerStore(db)
     ledger = Ledger(ledger_store, clock)
     pool = render_pool or RenderPool(settings.render_workers)
     cache = RenderCache(settings.render_cache_dir, settings.derived_cache_mb * 1024 * 1024)
@@ -92,26 +97,26 @@ async def build_services(
         renderer,
         ledger,
         RenderBudget(counters, clock, settings.daily_render_ceiling),
-        UsageStore(engine),
+        UsageStore(db),
         pricing,
         clock,
     )
     secret_key = settings.secret_key or _persistent_secret(settings.data_dir / "secret.key")
-    partners = PartnerStore(engine)
+    partners = PartnerStore(db)
     return Services(
         settings=settings,
         catalog=catalog,
         clock=clock,
-        engine=engine,
+        db=db,
         counters=counters,
-        accounts=Accounts(AccountStore(engine), ledger_store, clock),
+        accounts=Accounts(AccountStore(db), ledger_store, clock),
         ledger=ledger,
         rate=RateWindows(counters, clock),
         images=images,
         delivery_urls=DeliveryUrls(
-            DeliveryUrlStore(engine), ledger_store, ledger, renderer, catalog, settings, clock
+            DeliveryUrlStore(db), ledger_store, ledger, renderer, catalog, settings, clock
         ),
-        idempotency=Idempotency(IdempotencyStore(engine), clock),
+        idempotency=Idempotency(IdempotencyStore(db), clock),
         partners=partners,
         embed=EmbedGrants(partners, renderer, settings, secret_key, clock),
         secret_key=secret_key,

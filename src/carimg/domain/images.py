@@ -17,6 +17,7 @@ from typing import Literal
 import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.domain.clock import Clock
 from carimg.domain.errors import PlanLimitReached, RenderFailed, Unavailable
@@ -167,22 +168,31 @@ class ImageService:
         await self._admit_vehicle(account, spec)
         price = self._pricing.credits_per_image
         reference = f"debit:image:{uuid.uuid4().hex}"
+        now = self._clock.now()
+
+        async def record(conn: AsyncConnection) -> None:
+            await self._usage.record_delivery(
+                conn, request_id, account.id, spec.vehicle.id, spec.view, spec.color, now
+            )
+
         balance = await self._ledger.charge(
-            account.id, price, reference, note=f"{spec.vehicle.id} {spec.view} {request_id}"
+            account.id,
+            price,
+            reference,
+            note=f"{spec.vehicle.id} {spec.view} {request_id}",
+            also=record,
         )
         try:
             image = await self.renderer.image(spec)
         except Exception as error:
             logger.exception("render failed", extra={"request_id": request_id})
             await self._ledger.refund(reference, note="render failed")
+            await self._usage.forget_delivery(request_id, account.id)
             if isinstance(error, Unavailable):
                 raise
             raise RenderFailed(
                 "The render failed; the credit was refunded. Retry, or try another view."
             ) from error
-        await self._usage.record_delivery(
-            request_id, account.id, spec.vehicle.id, spec.view, spec.color, self._clock.now()
-        )
         return DeliveredImage(
             data=image.data,
             media_type=_MEDIA_TYPES[spec.format],

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from carimg.domain.clock import Clock
 from carimg.domain.errors import InsufficientCredits, InvalidParameter
 from carimg.store.ledger import InsufficientBalance, LedgerStore
@@ -15,11 +19,27 @@ class Ledger:
         self._store = store
         self._clock = clock
 
-    async def charge(self, account_id: str, credits: int, reference: str, note: str = "") -> int:
-        """Debit `credits` once per reference; returns the balance. 402 when it is too low."""
+    async def charge(
+        self,
+        account_id: str,
+        credits: int,
+        reference: str,
+        note: str = "",
+        also: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+    ) -> int:
+        """Debit `credits` once per reference; returns the balance. 402 when it is too low.
+
+        `also` records what the debit pays for, in the same transaction.
+        """
         try:
             _, balance = await self._store.apply(
-                account_id, "debit", -credits, reference, note=note, now=self._clock.now()
+                account_id,
+                "debit",
+                -credits,
+                reference,
+                note=note,
+                now=self._clock.now(),
+                also=also,
             )
         except InsufficientBalance as low:
             raise InsufficientCredits(balance=low.balance, required=credits) from low

@@ -8,8 +8,8 @@ from typing import Any, cast
 
 from sqlalchemy import func, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine
 
+from carimg.store.db import Database
 from carimg.store.ledger import insert_entry
 from carimg.store.records import Account, AccountStatus, ApiKey
 from carimg.store.tables import accounts, api_keys
@@ -51,15 +51,15 @@ class TooManyKeys(Exception):
 class AccountStore:
     """Accounts and their keys."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def create(
         self, *, account_id: str, email: str, plan: str, credits: int, now: datetime
     ) -> Account:
         """A new account whose opening balance is one `grant` ledger entry."""
         try:
-            async with self._engine.begin() as conn:
+            async with self._db.write.begin() as conn:
                 await conn.execute(
                     insert(accounts).values(
                         id=account_id,
@@ -88,24 +88,24 @@ class AccountStore:
         return account
 
     async def by_id(self, account_id: str) -> Account | None:
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             row = (await conn.execute(select(accounts).where(accounts.c.id == account_id))).first()
         return _account(row._mapping) if row else None
 
     async def by_email(self, email: str) -> Account | None:
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             query = select(accounts).where(func.lower(accounts.c.email) == email.lower())
             row = (await conn.execute(query)).first()
         return _account(row._mapping) if row else None
 
     async def set_status(self, account_id: str, status: AccountStatus) -> None:
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(
                 update(accounts).where(accounts.c.id == account_id).values(status=status)
             )
 
     async def set_plan(self, account_id: str, plan: str) -> None:
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(
                 update(accounts).where(accounts.c.id == account_id).values(plan=plan)
             )
@@ -114,7 +114,7 @@ class AccountStore:
 
     async def add_key(self, key: ApiKey, key_hash: str, *, max_active: int) -> None:
         """Store a key unless the account already holds `max_active` active ones."""
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             # Lock the account row so two concurrent creations cannot both pass the count.
             await conn.execute(
                 update(accounts).where(accounts.c.id == key.account_id).values(id=accounts.c.id)
@@ -148,7 +148,7 @@ class AccountStore:
             .join(accounts, accounts.c.id == api_keys.c.account_id)
             .where(api_keys.c.hash == key_hash)
         )
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             row = (await conn.execute(query)).first()
         if row is None:
             return None
@@ -157,7 +157,7 @@ class AccountStore:
         return _key(mapping), _account(account)
 
     async def key(self, key_id: str) -> ApiKey | None:
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             row = (await conn.execute(select(api_keys).where(api_keys.c.id == key_id))).first()
         return _key(row._mapping) if row else None
 
@@ -167,12 +167,12 @@ class AccountStore:
             .where(api_keys.c.account_id == account_id)
             .order_by(api_keys.c.created_at, api_keys.c.id)
         )
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             return [_key(row._mapping) for row in await conn.execute(query)]
 
     async def revoke_key(self, key_id: str, now: datetime) -> bool:
         """Revoke an active key; False when it is unknown or already revoked."""
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             result = await conn.execute(
                 update(api_keys)
                 .where(api_keys.c.id == key_id, api_keys.c.revoked_at.is_(None))

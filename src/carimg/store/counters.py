@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 from typing import Protocol
 
-from redis.asyncio import Redis
+from redis.asyncio import BlockingConnectionPool, Redis
 
 
 class Counters(Protocol):
@@ -54,7 +54,10 @@ class RedisCounters:
     """Counters in Redis, shared by every server process of a deployment."""
 
     def __init__(self, url: str, prefix: str = "carimg:") -> None:
-        self._redis: Redis = Redis.from_url(url)
+        # A blocking pool: a burst of more concurrent requests than connections waits for one
+        # instead of failing with "Too many connections".
+        pool = BlockingConnectionPool.from_url(url, max_connections=100, timeout=20)
+        self._redis: Redis = Redis.from_pool(pool)
         self._prefix = prefix
 
     async def incr(self, key: str, amount: int, ttl_seconds: int) -> int:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -18,13 +19,19 @@ def is_sqlite(url: str) -> bool:
     return url.startswith("sqlite")
 
 
-def create_engine(url: str, **connect_args: Any) -> AsyncEngine:
+def create_engine(
+    url: str, *, pool_size: int = 8, max_overflow: int = 8, **connect_args: Any
+) -> AsyncEngine:
     """An async engine. SQLite gets WAL (readers never wait for the writer) and a busy timeout
     (writers queue instead of failing); write transactions start with their write statement, so
     they take the write lock first and never need to upgrade a read snapshot."""
     if is_sqlite(url):
         engine = create_async_engine(
-            url, pool_size=8, max_overflow=8, connect_args={"timeout": 30, **connect_args}
+            url,
+            pool_size=pool_size,
+            max_overflow=max_overflow,
+            pool_timeout=60,
+            connect_args={"timeout": 30, **connect_args},
         )
 
         @event.listens_for(engine.sync_engine, "connect")
@@ -40,6 +47,30 @@ def create_engine(url: str, **connect_args: Any) -> AsyncEngine:
     return create_async_engine(
         url, pool_size=10, max_overflow=20, pool_pre_ping=True, connect_args=connect_args
     )
+
+
+@dataclass
+class Database:
+    """Where reads and writes go. On SQLite, writes share one connection so a process's writers
+    queue in the pool instead of sleeping in SQLite's busy handler; reads use a pool (WAL lets
+    them run beside the writer). On PostgreSQL both are one pooled engine."""
+
+    read: AsyncEngine
+    write: AsyncEngine
+
+    @classmethod
+    def open(cls, url: str) -> Database:
+        if is_sqlite(url):
+            return cls(
+                read=create_engine(url), write=create_engine(url, pool_size=1, max_overflow=0)
+            )
+        engine = create_engine(url)
+        return cls(read=engine, write=engine)
+
+    async def dispose(self) -> None:
+        await self.write.dispose()
+        if self.read is not self.write:
+            await self.read.dispose()
 
 
 def _alembic_config(connection: Connection) -> Config:

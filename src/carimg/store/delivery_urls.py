@@ -9,8 +9,9 @@ from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select, update
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from carimg.store.db import Database
 from carimg.store.tables import api_keys, delivery_urls
 
 
@@ -69,8 +70,8 @@ def _row(mapping: Mapping[Any, Any]) -> DeliveryUrlRow:
 
 
 class DeliveryUrlStore:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     @staticmethod
     async def insert_all(
@@ -110,13 +111,13 @@ class DeliveryUrlStore:
             .join(api_keys, api_keys.c.id == delivery_urls.c.key_id)
             .where(delivery_urls.c.token_hash == token_hash)
         )
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             found = (await conn.execute(query)).first()
         return _row(found._mapping) if found else None
 
     async def claim_use(self, url_id: str) -> bool:
         """Count one load of a capped URL; False once its loads reached max_uses."""
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             result = await conn.execute(
                 update(delivery_urls)
                 .where(
@@ -130,7 +131,7 @@ class DeliveryUrlStore:
 
     async def release_use(self, url_id: str) -> None:
         """Give back a counted load that delivered nothing (dependency down)."""
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(
                 update(delivery_urls)
                 .where(delivery_urls.c.id == url_id, delivery_urls.c.uses > 0)
@@ -138,7 +139,7 @@ class DeliveryUrlStore:
             )
 
     async def mark_delivered(self, url_id: str) -> None:
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(
                 update(delivery_urls)
                 .where(delivery_urls.c.id == url_id, delivery_urls.c.delivered == 0)
@@ -147,7 +148,7 @@ class DeliveryUrlStore:
 
     async def consume(self, url_id: str) -> bool:
         """A failed first load consumes the URL; True only for the load that consumed it."""
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             result = await conn.execute(
                 update(delivery_urls)
                 .where(
@@ -161,7 +162,7 @@ class DeliveryUrlStore:
 
     async def extend(self, url_id: str, expires_at: datetime) -> None:
         """Move a renewing URL's expiry to the end of the window just paid for."""
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(
                 update(delivery_urls)
                 .where(delivery_urls.c.id == url_id, delivery_urls.c.expires_at < expires_at)

@@ -8,8 +8,8 @@ from datetime import datetime
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine
 
+from carimg.store.db import Database
 from carimg.store.tables import idempotency
 
 
@@ -24,15 +24,15 @@ class StoredResponse:
 
 
 class IdempotencyStore:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def claim(
         self, account_id: str, route: str, key: str, request_hash: str, now: datetime
     ) -> bool:
         """True when this request now owns the key; False when a record exists."""
         try:
-            async with self._engine.begin() as conn:
+            async with self._db.write.begin() as conn:
                 await conn.execute(
                     insert(idempotency).values(
                         account_id=account_id,
@@ -53,7 +53,7 @@ class IdempotencyStore:
             idempotency.c.route == route,
             idempotency.c.key == key,
         )
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             row = (await conn.execute(query)).first()
         if row is None:
             return None
@@ -71,7 +71,7 @@ class IdempotencyStore:
         self, account_id: str, route: str, key: str, status: int, headers: dict[str, str],
         body: bytes,
     ) -> None:  # fmt: skip
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(
                 update(idempotency)
                 .where(
@@ -93,5 +93,5 @@ class IdempotencyStore:
         )
         if older_than is not None:
             condition &= idempotency.c.created_at < older_than
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(delete(idempotency).where(condition))

@@ -8,8 +8,9 @@ from typing import Any, cast
 
 from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncConnection, AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from carimg.store.db import Database
 from carimg.store.records import LedgerEntry, LedgerKind
 from carimg.store.tables import accounts, ledger
 
@@ -61,8 +62,8 @@ async def insert_entry(
 class LedgerStore:
     """Applies ledger entries atomically; a reference can be applied once only."""
 
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def apply(
         self,
@@ -83,7 +84,7 @@ class LedgerStore:
         `also` writes what the entry pays for in the same transaction (all or nothing).
         """
         try:
-            async with self._engine.begin() as conn:
+            async with self._db.write.begin() as conn:
                 balance = await conn.scalar(
                     update(accounts)
                     .where(accounts.c.id == account_id, accounts.c.credits + amount >= 0)
@@ -106,11 +107,11 @@ class LedgerStore:
         query = select(accounts.c.credits).where(accounts.c.id == account_id)
         if conn is not None:
             return int(await conn.scalar(query) or 0)
-        async with self._engine.connect() as own:
+        async with self._db.read.connect() as own:
             return int(await own.scalar(query) or 0)
 
     async def entry(self, reference: str) -> LedgerEntry | None:
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             row = (
                 await conn.execute(select(ledger).where(ledger.c.reference == reference))
             ).first()
@@ -118,5 +119,5 @@ class LedgerStore:
 
     async def entries(self, account_id: str) -> list[LedgerEntry]:
         query = select(ledger).where(ledger.c.account_id == account_id).order_by(ledger.c.id)
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             return [_entry(row._mapping) for row in await conn.execute(query)]

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from sqlalchemy import insert, select
-from sqlalchemy.ext.asyncio import AsyncEngine
 
+from carimg.store.db import Database
 from carimg.store.tables import partners
 
 
@@ -19,11 +19,11 @@ class Partner:
 
 
 class PartnerStore:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def create(self, partner: Partner, now: datetime) -> None:
-        async with self._engine.begin() as conn:
+        async with self._db.write.begin() as conn:
             await conn.execute(
                 insert(partners).values(
                     id=partner.id, name=partner.name, secret=partner.secret, created_at=now
@@ -32,6 +32,6 @@ class PartnerStore:
 
     async def active(self) -> list[Partner]:
         query = select(partners).where(partners.c.revoked_at.is_(None)).order_by(partners.c.id)
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             rows = await conn.execute(query)
             return [Partner(row.id, row.name, row.secret) for row in rows]

@@ -5,15 +5,18 @@ from __future__ import annotations
 from datetime import datetime
 
 from sqlalchemy import delete, func, insert, select
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.exc import IntegrityError
-from sqlalchemy.ext.asyncio import AsyncEngine
+from sqlalchemy.ext.asyncio import AsyncConnection
 
+from carimg.store.db import Database
 from carimg.store.tables import deliveries, monthly_vehicles
 
 
 class UsageStore:
-    def __init__(self, engine: AsyncEngine) -> None:
-        self._engine = engine
+    def __init__(self, db: Database) -> None:
+        self._db = db
 
     async def admit_vehicle(
         self, account_id: str, month: str, vehicle_id: str, cap: int
@@ -26,7 +29,7 @@ class UsageStore:
             monthly_vehicles.c.month == month
         )
         try:
-            async with self._engine.begin() as conn:
+            async with self._db.write.begin() as conn:
                 await conn.execute(
                     insert(monthly_vehicles).values(
                         account_id=account_id, month=month, vehicle_id=vehicle_id
@@ -57,30 +60,30 @@ class UsageStore:
                 (monthly_vehicles.c.account_id == account_id) & (monthly_vehicles.c.month == month)
             )
         )
-        async with self._engine.connect() as conn:
+        async with self._db.read.connect() as conn:
             return int(await conn.scalar(query) or 0)
 
+    @staticmethod
     async def record_delivery(
-        self,
-        request_id: str,
-        account_id: str,
-        vehicle_id: str,
-        view: str,
-        paint: str,
-        now: datetime,
-    ) -> None:
-        """Remember which image a request delivered (the first delivery of an id wins)."""
-        try:
-            async with self._engine.begin() as conn:
-                await conn.execute(
-                    insert(deliveries).values(
-                        request_id=request_id,
-                        account_id=account_id,
-                        vehicle_id=vehicle_id,
-                        view=view,
-                        paint=paint,
-                        created_at=now,
-                    )
+        conn: AsyncConnection, request_id: str, account_id: str, vehicle_id: str, view: str,
+        paint: str, now: datetime,
+    ) -> None:  # fmt: skip
+        """Remember which image a request delivered, on the connection of the debit paying for it.
+
+        Request ids come from clients and may repeat: the first delivery of an id wins.
+        """
+        values = {
+            "request_id": request_id, "account_id": account_id, "vehicle_id": vehicle_id,
+            "view": view, "paint": paint, "created_at": now,
+        }  # fmt: skip
+        dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+        await conn.execute(dialect_insert(deliveries).values(**values).on_conflict_do_nothing())
+
+    async def forget_delivery(self, request_id: str, account_id: str) -> None:
+        """A refunded request delivered nothing: drop its record."""
+        async with self._db.write.begin() as conn:
+            await conn.execute(
+                delete(deliveries).where(
+                    deliveries.c.request_id == request_id, deliveries.c.account_id == account_id
                 )
-        except IntegrityError:
-            pass
+            )

@@ -1,0 +1,300 @@
+#!/usr/bin/env python3
+"""Serving benchmark: carimg next to nginx serving the same bytes, side by side in one run.
+
+Measures with wrk (50 connections, loopback):
+  1. nginx serving a 256 px WebP as a static file (the reference);
+  2. `GET /api/v1/images/car` for that cached variant, every request authenticated with a key,
+     counted against its rate windows and billed one credit (keys rotate over 50 accounts);
+  3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant.
+Writes the figures and ratios into the `## Serving` section of bench/RESULTS.md.
+
+Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50]` (installs wrk and nginx
+from Debian when missing and running as root).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import datetime
+import os
+import platform
+import re
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "RESULTS.md"
+ACCOUNTS = 50
+VARIANT = {"make": "toyota", "model": "camry", "year": 2020, "size": "thumb", "format": "webp"}
+
+KEY_ROTATION_LUA = """
+local keys = {}
+for line in io.lines(os.getenv("CARIMG_BENCH_KEYS")) do keys[#keys + 1] = line end
+local counter = math.random(#keys)
+request = function()
+  counter = counter + 1
+  local key = keys[(counter % #keys) + 1]
+  return wrk.format("GET", nil, {["Authorization"] = "Bearer " .. key})
+end
+"""
+
+NGINX_CONF = """
+{user}
+worker_processes 1;
+daemon off;
+pid {root}/nginx.pid;
+error_log {root}/error.log warn;
+events {{ worker_connections 1024; }}
+http {{
+  access_log off;
+  sendfile on;
+  client_body_temp_path {root}/body;
+  proxy_temp_path {root}/proxy;
+  fastcgi_temp_path {root}/fastcgi;
+  uwsgi_temp_path {root}/uwsgi;
+  scgi_temp_path {root}/scgi;
+  types {{ image/webp webp; }}
+  server {{
+    listen 127.0.0.1:{port};
+    root {root}/static;
+  }}
+}}
+"""
+
+
+@dataclass
+class Run:
+    name: str
+    requests_per_second: float
+    p50_ms: float
+    p99_ms: float
+    requests: int
+    errors: int
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def ensure_tools() -> None:
+    subprocess.run([str(ROOT / "scripts" / "ensure-nginx.sh")], check=False)
+    if shutil.which("wrk") is None and os.geteuid() == 0:
+        subprocess.run(
+            ["apt-get", "install", "-y", "-q", "wrk"],
+            env={**os.environ, "DEBIAN_FRONTEND": "noninteractive"},
+            capture_output=True,
+            check=False,
+        )
+    for tool in ("wrk", "nginx"):
+        if shutil.which(tool) is None:
+            sys.exit(f"{tool} is required (Debian: apt-get install {tool})")
+
+
+def _milliseconds(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(us|ms|s)", value).groups()  # type: ignore[union-attr]
+    return float(number) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[unit]
+
+
+def wrk(
+    name: str, url: str, seconds: int, connections: int, script: Path | None = None,
+    env: dict[str, str] | None = None,
+) -> Run:  # fmt: skip
+    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url]
+    if script is not None:
+        command[1:1] = ["-s", str(script)]
+    out = subprocess.run(
+        command, capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}
+    ).stdout
+    latency = dict(re.findall(r"^\s+(50|99)%\s+(\S+)\s*$", out, re.M))
+    if "99" not in latency:
+        sys.exit(f"unexpected wrk output:\n{out}")
+    requests = int(re.search(r"(\d+) requests in", out).group(1))  # type: ignore[union-attr]
+    errors_match = re.search(r"Non-2xx or 3xx responses: (\d+)", out)
+    return Run(
+        name=name,
+        requests_per_second=float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1)),  # type: ignore[union-attr]
+        p50_ms=_milliseconds(latency["50"]),
+        p99_ms=_milliseconds(latency["99"]),
+        requests=requests,
+        errors=int(errors_match.group(1)) if errors_match else 0,
+    )
+
+
+async def prepare(data_dir: Path) -> list[str]:
+    """Enterprise accounts with plenty of credits, each with a key of its own large limit."""
+    from carimg.catalog import load_catalog
+    from carimg.config import Settings
+    from carimg.render import RenderPool
+    from carimg.services import build_services
+
+    services = await build_services(
+        Settings(data_dir=data_dir), load_catalog(), render_pool=RenderPool(0)
+    )
+    keys = []
+    try:
+        for index in range(ACCOUNTS):
+            account = await services.accounts.create_account(
+                f"bench{index}@example.com", credits=10_000_000, plan="enterprise"
+            )
+            key, _ = await services.accounts.create_key(account, rate_limit_per_minute=1_000_000)
+            keys.append(key)
+    finally:
+        await services.close()
+    return keys
+
+
+async def debits(data_dir: Path) -> int:
+    from sqlalchemy import func, select
+
+    from carimg.store.db import create_engine
+    from carimg.store.tables import ledger
+
+    engine = create_engine(f"sqlite+aiosqlite:///{data_dir / 'carimg.db'}")
+    async with engine.connect() as conn:
+        total = await conn.scalar(select(func.count()).where(ledger.c.kind == "debit"))
+    await engine.dispose()
+    return int(total or 0)
+
+
+def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+    env = {
+        **os.environ,
+        "CARIMG_DATA_DIR": str(data_dir),
+        "CARIMG_BASE_URL": f"http://127.0.0.1:{port}",
+        "CARIMG_LOG_LEVEL": "warning",
+    }
+    process = subprocess.Popen(
+        [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)],
+        env=env,
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            httpx.get(f"http://127.0.0.1:{port}/api/health", timeout=1)
+            return process
+        except httpx.TransportError:
+            time.sleep(0.2)
+    process.kill()
+    sys.exit("carimg did not start")
+
+
+def write_results(runs: list[Run], billed: int, keyed_requests: int, args: argparse.Namespace) -> None:
+    nginx = runs[0]
+    lines = [
+        "## Serving",
+        "",
+        f"Measured {datetime.date.today().isoformat()} on {platform.machine()} "
+        f"({os.cpu_count()} cores, shared by server, nginx and wrk), Python "
+        f"{platform.python_version()}, `bench/serve.py --seconds {args.seconds} "
+        f"--connections {args.connections}`: wrk -t2 -c{args.connections}, loopback, one carimg "
+        "process (uvicorn, SQLite), nginx 1 worker, the same 256 px WebP bytes.",
+        "",
+        "| what | requests/s | vs nginx | p50 ms | p99 ms | non-2xx |",
+        "|---|---|---|---|---|---|",
+    ]
+    for run in runs:
+        ratio = run.requests_per_second / nginx.requests_per_second
+        lines.append(
+            f"| {run.name} | {run.requests_per_second:,.0f} | {ratio:.1%} | {run.p50_ms:.2f} | "
+            f"{run.p99_ms:.2f} | {run.errors} |"
+        )
+    lines += [
+        "",
+        f"Every keyed request was billed: {billed:,} debit ledger entries for {keyed_requests:,} "
+        "keyed requests (wrk counts requests still in flight at the end, so the two may differ "
+        "by up to the connection count).",
+        "",
+    ]
+    section = "\n".join(lines)
+    text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
+    if "## Serving" in text:
+        text = re.sub(r"## Serving\n.*?(?=\n## |\Z)", section.rstrip() + "\n", text, flags=re.S)
+    else:
+        text = text.rstrip() + "\n\n" + section
+    RESULTS.write_text(text)
+    print(section)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--connections", type=int, default=50)
+    args = parser.parse_args()
+    ensure_tools()
+    work = Path(tempfile.mkdtemp(prefix="carimg-bench-"))
+    data_dir = work / "var"
+    keys = asyncio.run(prepare(data_dir))
+    keys_file = work / "keys.txt"
+    keys_file.write_text("\n".join(keys) + "\n")
+    lua = work / "keys.lua"
+    lua.write_text(KEY_ROTATION_LUA)
+
+    port = free_port()
+    server = start_server(data_dir, port)
+    nginx = None
+    try:
+        base = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {keys[0]}"}
+        first = httpx.get(f"{base}/api/v1/images/car", params=VARIANT, headers=auth, timeout=120)
+        first.raise_for_status()
+        minted = httpx.post(
+            f"{base}/api/v1/image-urls",
+            json={
+                "make": "toyota", "model": "camry", "year": 2020, "size": "thumb",
+                "format": "webp", "ttl_seconds": 86400,
+            },  # fmt: skip
+            headers=auth,
+        )
+        minted.raise_for_status()
+        delivery_url = minted.json()["data"][0]["url"]
+        httpx.get(delivery_url).raise_for_status()
+
+        static = work / "nginx" / "static"
+        static.mkdir(parents=True)
+        (static / "car.webp").write_bytes(first.content)
+        nginx_port = free_port()
+        user = "user root;" if os.geteuid() == 0 else ""
+        conf = work / "nginx" / "nginx.conf"
+        conf.write_text(NGINX_CONF.format(user=user, root=work / "nginx", port=nginx_port))
+        nginx = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work / "nginx")])
+        time.sleep(0.5)
+
+        query = "&".join(f"{k}={v}" for k, v in VARIANT.items())
+        before = asyncio.run(debits(data_dir))
+        runs = [
+            wrk("nginx static file", f"http://127.0.0.1:{nginx_port}/car.webp", args.seconds, args.connections),
+            wrk(
+                "keyed image (auth + rate windows + 1-credit debit)",
+                f"{base}/api/v1/images/car?{query}",
+                args.seconds,
+                args.connections,
+                script=lua,
+                env={"CARIMG_BENCH_KEYS": str(keys_file)},
+            ),
+        ]
+        billed = asyncio.run(debits(data_dir)) - before
+        runs.append(
+            wrk("signed URL, unlimited, cached", delivery_url, args.seconds, args.connections)
+        )
+        write_results(runs, billed, runs[1].requests, args)
+    finally:
+        if nginx is not None:
+            nginx.terminate()
+        server.terminate()
+        server.wait(timeout=20)
+        shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

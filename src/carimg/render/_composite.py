@@ -27,10 +27,12 @@ def composite(
     cam: np.ndarray,
     lut: np.ndarray,
     out: np.ndarray,
+    box: np.ndarray,
 ) -> None:
     """rgb premultiplied (h, w, 3), cov (h, w); occ is the ground occlusion map (ny, nx).
 
-    grid = (gx0, gy0, cell); cam = (pos 3, fwd 3, right 3, up 3, focal, cx, cy).
+    grid = (gx0, gy0, cell); cam = (pos 3, fwd 3, right 3, up 3, focal, cx, cy); box = (x0, y0,
+    x1, y1), the pixels where the occlusion map's ground rectangle can appear (no shadow outside).
     """
     h, w = cov.shape
     ny, nx = occ.shape
@@ -44,7 +46,8 @@ def composite(
             du = (x + 0.5 - cam[13]) / cam[12]
             dz = cam[5] + du * cam[8] + dv * cam[11]
             sh = 0.0
-            if dz < -1e-6:
+            inside = box[0] <= x <= box[2] and box[1] <= y <= box[3]
+            if inside and dz < -1e-6:
                 t = -cam[2] / dz
                 gx = cam[0] + t * (cam[3] + du * cam[6] + dv * cam[9])
                 gy = cam[1] + t * (cam[4] + du * cam[7] + dv * cam[10])

@@ -106,8 +106,8 @@ def rasterize(
     """
     depth = np.full((height, width), np.inf, dtype=F32)
     tid = np.full((height, width), -1, dtype=np.int32)
-    b0 = np.zeros((height, width), dtype=F32)
-    b1 = np.zeros((height, width), dtype=F32)
+    b0 = np.empty((height, width), dtype=F32)  # read only where tid >= 0
+    b1 = np.empty((height, width), dtype=F32)
     _raster(
         np.ascontiguousarray(sx, dtype=np.float64),
         np.ascontiguousarray(sy, dtype=np.float64),

@@ -181,8 +181,22 @@ def render_model(
     cam_vec = np.concatenate(
         [cam.pos, cam.fwd, cam.right, cam.up, np.array([cam.focal, cam.cx, cam.cy])]
     ).astype(np.float64)
+    # screen box of the occlusion map's ground rectangle: the shadow ray test runs only there
+    gx = grid[0] + np.array([0.0, occ.shape[1], 0.0, occ.shape[1]]) * grid[2]
+    gy = grid[1] + np.array([0.0, 0.0, occ.shape[0], occ.shape[0]]) * grid[2]
+    corners = np.stack([gx, gy, np.zeros(4)], axis=1) - cam.pos
+    zc_g = corners @ cam.fwd
+    if bool((zc_g > 1e-6).all()):
+        px = cam.cx + cam.focal * (corners @ cam.right) / zc_g
+        py = cam.cy - cam.focal * (corners @ cam.up) / zc_g
+        box = np.array(
+            [math.floor(px.min()) - 2, math.floor(py.min()) - 2,
+             math.ceil(px.max()) + 2, math.ceil(py.max()) + 2], dtype=np.int64,
+        )  # fmt: skip
+    else:
+        box = np.array([0, 0, size, size], dtype=np.int64)
     rgba = np.empty((size, size, 4), dtype=np.uint8)
-    composite(out_rgb, out_cov, occ, grid, cam_vec, _LUT, rgba)
+    composite(out_rgb, out_cov, occ, grid, cam_vec, _LUT, rgba, box)
     return SourceRender(rgba=rgba, paint_mask=out_paint.astype(np.float32))
 
 

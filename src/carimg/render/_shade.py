@@ -140,16 +140,20 @@ def body_decal(
     zb = _prof(profile, decal, x, 3)
     pattern = 0.0
     # underside and wheel wells
-    if nz < -0.35 and z < zb + 0.12:
-        return m.UNDER, m.UNDER, 0.0, 0.0
+    if nz < -0.2 and z < zb + 0.12:
+        # where the shell rolls under: a smooth blend on the normal, not a hard switch that
+        # would follow the mesh facets (it made the arch lips ragged)
+        return m.PAINT, m.UNDER, _ss(-0.2, -0.5, nz), 0.0
     if z < decal[m.AXLE_Z] * 2.0 + 0.1:
         w_here = _prof(profile, decal, x, 2)
         for wx in (decal[m.WHEEL_F], decal[m.WHEEL_R]):
             dx = x - wx
             dz = z - decal[m.AXLE_Z]
-            near = abs(dx) < decal[m.ARCH_R] + 0.004 and ay < w_here * 0.965
+            near = abs(dx) < decal[m.ARCH_R] + 0.004 and ay < w_here * 0.975
             if near and (dx * dx + dz * dz < (decal[m.ARCH_R] + 0.006) ** 2 or dz < 0.02):
-                return m.UNDER, m.UNDER, 0.0, 0.0
+                # blend into the well over ~2 cm of the lip's roll-under (no faceted edge)
+                t_well = _ss(w_here * 0.975, w_here * 0.95, ay)
+                return m.PAINT, m.UNDER, t_well, 0.0
     # convertible cabin, pickup bed
     cabin = decal[m.CABIN_FRONT] != 0.0 and decal[m.CABIN_REAR] < x < decal[m.CABIN_FRONT]
     if cabin and nz > 0.5:
@@ -461,9 +465,9 @@ def shade_material(
         if decal[m.IS_CAR] > 0.5:
             ay = abs(py)
             zs = pz - decal[m.HL_Z] - decal[m.HL_SLANT] * (ay - decal[m.HL_Y])
-            lr = min(decal[m.HL_H] * 0.6, decal[m.HL_W] * 0.3)
+            lr = min(decal[m.HL_H] * 0.5, decal[m.HL_W] * 0.25)
             for k in range(2):
-                cy = decal[m.HL_Y] + decal[m.HL_W] * (0.42 - 0.7 * k)
+                cy = decal[m.HL_Y] + decal[m.HL_W] * (0.45 - 0.65 * k)
                 dd = math.sqrt((ay - cy) ** 2 + zs * zs)
                 lens = max(lens, _band(dd, lr * 0.55, lr, 0.004))
                 lens = max(lens, 0.6 * (1.0 - _ss(0.0, lr * 0.45, dd)))

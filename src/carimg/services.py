@@ -26,6 +26,7 @@ from carimg.store.accounts import AccountStore
 from carimg.store.counters import Counters, MemoryCounters, RedisCounters
 from carimg.store.db import Database, migrate
 from carimg.store.delivery_urls import DeliveryUrlStore
+from carimg.store.feedback import FeedbackStore
 from carimg.store.idempotency import IdempotencyStore
 from carimg.store.ledger import LedgerStore
 from carimg.store.partners import PartnerStore
@@ -92,7 +93,8 @@ async def build_services(
     pool = render_pool or RenderPool(settings.render_workers)
     cache = RenderCache(settings.render_cache_dir, settings.derived_cache_mb * 1024 * 1024)
     pricing = pricing_for(settings.pricing_variant)
-    renderer = Renderer(pool, cache, RENDERER_VERSION)
+    feedback_store = FeedbackStore(db)
+    renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store)
     images = ImageService(
         renderer,
         ledger,

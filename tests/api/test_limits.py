@@ -253,12 +253,6 @@ async def test_the_daily_render_counters_reset_at_midnight_utc(
 
 
 @CEILING_50
-@pytest.mark.xfail(
-    strict=True,
-    reason="ImageService.deliver reserves the cold render before the plan cap and the charge; "
-    "a 402 there keeps the reservation, so refused requests use up the account's daily share "
-    "(and the deployment's ceiling) without any render",
-)
 async def test_a_refused_request_does_not_use_up_the_cold_render_share(
     client: httpx.AsyncClient, make_customer, services: Services, renders: list[str]
 ) -> None:  # type: ignore[no-untyped-def]

@@ -130,6 +130,7 @@ async def get_embed_image(
     spec = parse_image_request(
         services.catalog, merge_aliases(query), accept=request.headers.get("accept")
     )
+    spec = await services.images.renderer.current(spec)
     etag = services.images.renderer.etag(spec)
     if exp is not None or sig is not None:
         left = await grants.check_partner_signature(raw_items)
@@ -152,7 +153,7 @@ async def get_embed_image(
             principal,
             spec,
             request_id=request_id_of(request),
-            if_none_match=etag_matches(request.headers.get("if-none-match"), etag),
+            if_none_match=request.headers.get("if-none-match"),
         )
         headers = {"Cache-Control": CACHE_CONTROL[settings.pricing_variant]}
         headers |= request.state.rate_headers

@@ -13,7 +13,6 @@ from carimg.api.image_urls import single_url_response
 from carimg.api.problems import problem_responses
 from carimg.api.query import IGNORED_HEADER, StrictQuery
 from carimg.domain.errors import InvalidParameter
-from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import NotModified
 from carimg.domain.keys import IMAGES_READ
@@ -125,14 +124,13 @@ async def get_car_image(
     )
     if wants_json(request, response):
         return await single_url_response(request, services, principal, spec)
-    etag = services.images.renderer.etag(spec)
     result = await services.images.deliver(
         principal,
         spec,
         request_id=request_id_of(request),
-        if_none_match=etag_matches(request.headers.get("if-none-match"), etag),
+        if_none_match=request.headers.get("if-none-match"),
     )
-    headers = image_headers(request, spec, etag)
+    headers = image_headers(request, spec, result.etag)
     if isinstance(result, NotModified):
         return Response(status_code=304, headers=headers | {"X-Credits-Charged": "0"})
     headers |= {

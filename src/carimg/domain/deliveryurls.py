@@ -233,8 +233,8 @@ class DeliveryUrls:
         await self._store.extend(row.id, ends)
         return ends
 
-    def _spec(self, row: DeliveryUrlRow) -> ImageSpec:
-        return parse_image_request(self._catalog, row.params)
+    async def _spec(self, row: DeliveryUrlRow) -> ImageSpec:
+        return await self._renderer.current(parse_image_request(self._catalog, row.params))
 
     async def load(
         self,
@@ -253,7 +253,7 @@ class DeliveryUrls:
             raise Exhausted(_EXHAUSTED)
         expires_at = await self._current_expiry(row)
         seconds_left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
-        spec = self._spec(row)
+        spec = await self._spec(row)
         etag = self._renderer.etag(spec)
         if head or etag_matches(if_none_match, etag):
             return Loaded(spec, etag, None, None, None, None, row.max_uses, seconds_left)

@@ -55,6 +55,12 @@ class ImageSpec:
     padding: int  # percent of the trimmed vehicle's longer side
     format: str  # png | webp | jpg, after negotiating "auto"
     negotiated: bool = False  # format came from Accept (responses then Vary on it)
+    variation: int = 0  # the render's seed; feedback moves a flagged render to the next one
+
+    @property
+    def asset_key(self) -> str:
+        """The render asset feedback is about: vehicle × view × paint."""
+        return f"{self.vehicle.id}|{self.view}|{self.color}"
 
     @property
     def paint(self) -> str:
@@ -73,15 +79,15 @@ class ImageSpec:
             format=self.format,  # type: ignore[arg-type]
         )
 
-    def source_key(self, renderer_version: str, variation: int = 0) -> str:
-        """The cached source render this image derives from: vehicle × view × paint."""
-        parts = (renderer_version, self.vehicle.id, self.view, self.color, str(variation))
+    def source_key(self, renderer_version: str) -> str:
+        """The cached source render this image derives from: vehicle × view × paint × seed."""
+        parts = (renderer_version, self.vehicle.id, self.view, self.color, str(self.variation))
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:40] + ".png"
 
-    def variant_key(self, renderer_version: str, variation: int = 0) -> str:
+    def variant_key(self, renderer_version: str) -> str:
         """Identity of the delivered bytes: the source plus every output choice."""
         parts = (
-            self.source_key(renderer_version, variation),
+            self.source_key(renderer_version),
             str(self.width), str(self.height), self.fit, self.background, str(self.trim),
             str(self.padding), self.format,
         )  # fmt: skip

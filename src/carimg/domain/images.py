@@ -11,8 +11,8 @@ import hashlib
 import io
 import logging
 import uuid
-from dataclasses import dataclass
-from typing import Literal
+from dataclasses import dataclass, replace
+from typing import Literal, Protocol
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +20,8 @@ from PIL import Image
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.domain.clock import Clock
-from carimg.domain.errors import PlanLimitReached, RenderFailed, Unavailable
+from carimg.domain.errors import DomainError, PlanLimitReached, RenderFailed, Unavailable
+from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.ledger import Ledger
 from carimg.domain.pricing import Pricing
@@ -60,14 +61,26 @@ class NotModified:
     etag: str
 
 
+class VariationSource(Protocol):
+    async def variation(self, asset_key: str) -> int: ...
+
+
 class Renderer:
     """Source renders through the render pool and the cache, one render per new variant."""
 
-    def __init__(self, pool: RenderPool, cache: RenderCache, version: str) -> None:
+    def __init__(
+        self, pool: RenderPool, cache: RenderCache, version: str, variations: VariationSource
+    ) -> None:
         self.pool = pool
         self.cache = cache
         self.version = version
+        self._variations = variations
         self._in_flight: dict[str, asyncio.Future[bytes]] = {}
+
+    async def current(self, spec: ImageSpec) -> ImageSpec:
+        """The spec at its asset's current variation (feedback may have flagged the render)."""
+        variation = await self._variations.variation(spec.asset_key)
+        return replace(spec, variation=variation) if variation != spec.variation else spec
 
     def etag(self, spec: ImageSpec) -> str:
         """Strong validator, stable per variant and renderer version."""
@@ -93,7 +106,11 @@ class Renderer:
         try:
             vehicle = spec.vehicle
             appearance = Appearance(
-                vehicle.make.slug, vehicle.model.slug, vehicle.year, vehicle.model.body_style
+                vehicle.make.slug,
+                vehicle.model.slug,
+                vehicle.year,
+                vehicle.model.body_style,
+                spec.variation,
             )
             png = await self.pool.render(appearance, spec.view, spec.paint)
             await asyncio.to_thread(self.cache.put_source, key, png)
@@ -156,32 +173,29 @@ class ImageService:
         self._clock = clock
 
     async def deliver(
-        self, principal: Principal, spec: ImageSpec, *, request_id: str, if_none_match: bool
+        self,
+        principal: Principal,
+        spec: ImageSpec,
+        *,
+        request_id: str,
+        if_none_match: str | None,
     ) -> DeliveredImage | NotModified:
-        """One image for one credit; `if_none_match` (the client holds this ETag) costs nothing."""
+        """One image for one credit; a matching If-None-Match (a 304) costs nothing."""
+        spec = await self.renderer.current(spec)
         etag = self.renderer.etag(spec)
-        if if_none_match:
+        if etag_matches(if_none_match, etag):
             return NotModified(etag)
         account = principal.account
-        if self.renderer.cached(spec) is None and not self.renderer.has_source(spec):
+        reserved = self.renderer.cached(spec) is None and not self.renderer.has_source(spec)
+        if reserved:
             await self._budget.reserve(account)
-        await self._admit_vehicle(account, spec)
-        price = self._pricing.credits_per_image
-        reference = f"debit:image:{uuid.uuid4().hex}"
-        now = self._clock.now()
-
-        async def record(conn: AsyncConnection) -> None:
-            await self._usage.record_delivery(
-                conn, request_id, account.id, spec.vehicle.id, spec.view, spec.color, now
-            )
-
-        balance = await self._ledger.charge(
-            account.id,
-            price,
-            reference,
-            note=f"{spec.vehicle.id} {spec.view} {request_id}",
-            also=record,
-        )
+        try:
+            await self._admit_vehicle(account, spec)
+            balance, reference = await self._charge(account, spec, request_id)
+        except DomainError:
+            if reserved:  # refused before rendering: the reservation goes back
+                await self._budget.release(account)
+            raise
         try:
             image = await self.renderer.image(spec)
         except Exception as error:
@@ -200,9 +214,28 @@ class ImageService:
             height=image.height,
             etag=etag,
             source=image.source,
-            credits_charged=price,
+            credits_charged=self._pricing.credits_per_image,
             credits_remaining=balance,
         )
+
+    async def _charge(self, account: Account, spec: ImageSpec, request_id: str) -> tuple[int, str]:
+        """Debit one image and record the delivery in the same transaction."""
+        reference = f"debit:image:{uuid.uuid4().hex}"
+        now = self._clock.now()
+
+        async def record(conn: AsyncConnection) -> None:
+            await self._usage.record_delivery(
+                conn, request_id, account.id, spec.vehicle.id, spec.view, spec.color, now
+            )
+
+        balance = await self._ledger.charge(
+            account.id,
+            self._pricing.credits_per_image,
+            reference,
+            note=f"{spec.vehicle.id} {spec.view} {request_id}",
+            also=record,
+        )
+        return balance, reference
 
     async def _admit_vehicle(self, account: Account, spec: ImageSpec) -> None:
         """Variant B: a plan serves a number of distinct vehicles per calendar month (UTC)."""

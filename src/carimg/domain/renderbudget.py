@@ -66,3 +66,9 @@ class RenderBudget:
                 retry_after_seconds=seconds,
                 reset_at=reset_at,
             )
+
+    async def release(self, account: Account) -> None:
+        """Give back a reservation whose request was refused before anything was rendered."""
+        day, _, _ = self._reset()
+        await self._counters.incr(f"rb:account:{account.id}:{day}", -1, _TTL)
+        await self._counters.incr(f"rb:total:{day}", -1, _TTL)

@@ -121,3 +121,12 @@ class LedgerStore:
         query = select(ledger).where(ledger.c.account_id == account_id).order_by(ledger.c.id)
         async with self._db.read.connect() as conn:
             return [_entry(row._mapping) for row in await conn.execute(query)]
+
+    async def entries_since(self, account_id: str, since: datetime) -> list[LedgerEntry]:
+        query = (
+            select(ledger)
+            .where(ledger.c.account_id == account_id, ledger.c.created_at >= since)
+            .order_by(ledger.c.id)
+        )
+        async with self._db.read.connect() as conn:
+            return [_entry(row._mapping) for row in await conn.execute(query)]

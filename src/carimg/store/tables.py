@@ -154,3 +154,59 @@ partners = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     Column("revoked_at", UtcDateTime(), nullable=True),
 )
+
+# Hosted checkouts (local provider or Stripe); a paid checkout credits its account once.
+checkouts = Table(
+    "checkouts",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("provider", String(20), nullable=False),
+    Column("credits", BigInteger, nullable=False),
+    Column("cents", BigInteger, nullable=False),
+    Column("plan", String(20), nullable=True),
+    Column("state", String(20), nullable=False),
+    Column("provider_ref", String(200), nullable=True),
+    Column("customer_ref", String(200), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("paid_at", UtcDateTime(), nullable=True),
+    Index("ix_checkouts_account", "account_id"),
+)
+
+# Feedback on delivered renders; enough negative reports flag a render for regeneration.
+feedback = Table(
+    "feedback",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("asset_key", String(120), nullable=False),
+    Column("variation", Integer, nullable=False),
+    Column("rating", Integer, nullable=True),
+    Column("verdict", String(10), nullable=True),
+    Column("reason", Text, nullable=False, server_default=""),
+    Column("request_id", String(128), nullable=True),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Index("ix_feedback_asset", "asset_key", "variation"),
+)
+
+# The current variation (seed) of a render asset (vehicle × view × paint); absent means 0.
+render_variations = Table(
+    "render_variations",
+    metadata,
+    Column("asset_key", String(120), primary_key=True),
+    Column("variation", Integer, nullable=False),
+    Column("flagged_at", UtcDateTime(), nullable=False),
+)
+
+# Funnel events from clients (never billed, never tied to an account).
+events = Table(
+    "events",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False),
+    Column("anonymous_id", String(128), nullable=False),
+    Column("source", String(32), nullable=False),
+    Column("properties", Text, nullable=False),
+    Column("occurred_at", UtcDateTime(), nullable=True),
+    Column("received_at", UtcDateTime(), nullable=False),
+)

@@ -61,9 +61,19 @@ def register(app: typer.Typer) -> None:
         width: int | None = typer.Option(None, help="Fit inside this width (never enlarges)."),
         height: int | None = typer.Option(None, help="Fit inside this height."),
         variation: int = typer.Option(0, help="Alternative seed for the same vehicle."),
+        glb: bool = typer.Option(
+            False, "--glb", help="Export the 3D model as glTF binary (.glb) instead of an image."
+        ),
     ) -> None:
-        """Render one vehicle to a file."""
-        from carimg.render import Appearance, OutputSpec, derive, encode_source_png, render_source
+        """Render one vehicle to a file (or export its 3D model with --glb)."""
+        from carimg.render import (
+            Appearance,
+            OutputSpec,
+            derive,
+            encode_source_png,
+            export_glb,
+            render_source,
+        )
 
         found = _catalog_body_style(make, model, year)
         if body_style is None:
@@ -73,6 +83,18 @@ def register(app: typer.Typer) -> None:
                     param_hint="--body-style",
                 )
             make, model, body_style = found
+        if glb:
+            if out.suffix.lower() != ".glb":
+                out = out.with_suffix(".glb")
+            try:
+                model_bytes = export_glb(
+                    Appearance(make, model, year, body_style, variation), color
+                )
+            except ValueError as exc:
+                raise typer.BadParameter(str(exc)) from exc
+            out.write_bytes(model_bytes)
+            typer.echo(f"{out} ({len(model_bytes)} bytes, {body_style}, glTF binary)")
+            return
         try:
             app_ = Appearance(make, model, year, body_style, variation)
             rgba = render_source(app_, view, color)

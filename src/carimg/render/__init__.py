@@ -7,9 +7,11 @@ modules.
     >>> rgba = render_source(Appearance("toyota", "camry", 2020, "sedan"), "side", "red")
     >>> png = encode_source_png(rgba)
     >>> thumb = derive(rgba, OutputSpec(width=512, format="webp"))
+    >>> glb = export_glb(Appearance("toyota", "camry", 2020, "sedan"), "red")  # glTF binary
 """
 
 from carimg.render._appearance import BODY_STYLES, Appearance
+from carimg.render._glb import export_glb
 from carimg.render._output import (
     SIZE_PRESETS,
     DerivedImage,
@@ -48,6 +50,7 @@ __all__ = [
     "alpha_bounds",
     "derive",
     "encode_source_png",
+    "export_glb",
     "render_source",
     "render_source_layers",
     "resolve_paint",

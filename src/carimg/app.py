@@ -11,7 +11,19 @@ from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
 from carimg import __version__
-from carimg.api import delivery, embed, health, image_urls, images, options, vehicles
+from carimg.api import (
+    account,
+    billing,
+    delivery,
+    embed,
+    events,
+    feedback,
+    health,
+    image_urls,
+    images,
+    options,
+    vehicles,
+)
 from carimg.api.headers import RequestIdMiddleware
 from carimg.api.problems import Problem, install_problem_handlers
 from carimg.catalog import Catalog, load_catalog
@@ -70,7 +82,10 @@ def create_app(
     app.state.service_version = __version__
     install_problem_handlers(app)
     app.add_middleware(RequestIdMiddleware)
-    for module in (health, options, vehicles, images, image_urls, delivery, embed):
+    for module in (
+        health, options, vehicles, images, image_urls, delivery, embed, account, billing,
+        feedback, events,
+    ):  # fmt: skip
         app.include_router(module.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app

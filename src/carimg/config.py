@@ -71,6 +71,23 @@ class Settings(BaseSettings):
         default=False,
         description="Serve unauthenticated embeds (with an X-Api-Key-Warning header).",
     )
+    payment_provider: Literal["local", "stripe"] = Field(
+        default="local",
+        description="`local`: a hosted checkout page an operator confirms; `stripe`: Stripe "
+        "Checkout, webhooks and the billing portal.",
+    )
+    stripe_secret_key: str | None = Field(default=None, description="Stripe API key (sk_…).")
+    stripe_webhook_secret: str | None = Field(
+        default=None, description="Stripe webhook signing secret (whsec_…)."
+    )
+    operator_token: str | None = Field(
+        default=None,
+        description="Lets an operator confirm local checkouts on the hosted page (else use "
+        "`carimg admin confirm-checkout`).",
+    )
+    feedback_flag_threshold: int = Field(
+        default=3, ge=1, description="Negative reports that flag a render for regeneration."
+    )
     log_level: str = Field(default="info", description="uvicorn log level.")
 
     @field_validator("base_url")

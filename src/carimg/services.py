@@ -10,22 +10,27 @@ from sqlalchemy.ext.asyncio import AsyncEngine
 
 from carimg.catalog import Catalog
 from carimg.config import Settings
+from carimg.domain.account import AccountView
 from carimg.domain.accounts import Accounts
+from carimg.domain.billing import Billing, CheckoutProvider, LocalProvider, StripeProvider
 from carimg.domain.clock import Clock, SystemClock
 from carimg.domain.deliveryurls import DeliveryUrls
 from carimg.domain.embed import EmbedGrants
+from carimg.domain.feedback import FeedbackService
 from carimg.domain.idempotency import Idempotency
 from carimg.domain.images import ImageService, Renderer
 from carimg.domain.ledger import Ledger
-from carimg.domain.pricing import pricing_for
+from carimg.domain.pricing import Pricing, pricing_for
 from carimg.domain.ratelimit import RateWindows
 from carimg.domain.renderbudget import RenderBudget
 from carimg.render import RenderPool
 from carimg.render._version import RENDERER_VERSION
 from carimg.store.accounts import AccountStore
+from carimg.store.checkouts import CheckoutStore
 from carimg.store.counters import Counters, MemoryCounters, RedisCounters
 from carimg.store.db import Database, migrate
 from carimg.store.delivery_urls import DeliveryUrlStore
+from carimg.store.events import EventStore
 from carimg.store.feedback import FeedbackStore
 from carimg.store.idempotency import IdempotencyStore
 from carimg.store.ledger import LedgerStore
@@ -50,6 +55,11 @@ class Services:
     partners: PartnerStore
     embed: EmbedGrants
     secret_key: str
+    pricing: Pricing
+    billing: Billing
+    account_view: AccountView
+    feedback: FeedbackService
+    events: EventStore
     render_pool: RenderPool
 
     @property
@@ -94,17 +104,23 @@ async def build_services(
     cache = RenderCache(settings.render_cache_dir, settings.derived_cache_mb * 1024 * 1024)
     pricing = pricing_for(settings.pricing_variant)
     feedback_store = FeedbackStore(db)
+    usage = UsageStore(db)
     renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store)
     images = ImageService(
         renderer,
         ledger,
         RenderBudget(counters, clock, settings.daily_render_ceiling),
-        UsageStore(db),
+        usage,
         pricing,
         clock,
     )
     secret_key = settings.secret_key or _persistent_secret(settings.data_dir / "secret.key")
     partners = PartnerStore(db)
+    provider: CheckoutProvider = (
+        StripeProvider(settings)
+        if settings.payment_provider == "stripe"
+        else LocalProvider(settings, secret_key, clock)
+    )
     return Services(
         settings=settings,
         catalog=catalog,
@@ -122,5 +138,12 @@ async def build_services(
         partners=partners,
         embed=EmbedGrants(partners, renderer, settings, secret_key, clock),
         secret_key=secret_key,
+        pricing=pricing,
+        billing=Billing(CheckoutStore(db), provider, pricing, settings, clock),
+        account_view=AccountView(ledger, usage, pricing, settings, clock),
+        feedback=FeedbackService(
+            feedback_store, usage, renderer, catalog, clock, settings.feedback_flag_threshold
+        ),
+        events=EventStore(db),
         render_pool=pool,
     )

@@ -150,6 +150,20 @@ admin.command("suspend", help="Suspend an account: every key answers 403.")(
 admin.command("unsuspend", help="Make a suspended account active again.")(_status_command("active"))
 
 
+@admin.command("confirm-checkout")
+def confirm_checkout(
+    id: str = typer.Option(..., help="The checkout id (chk_…)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Confirm a local checkout was paid (credits once) → {checkout_id, credited, credits}."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        credited, balance = await services.billing.confirm(id)
+        return {"checkout_id": id, "credited": credited, "credits": balance}
+
+    _run(action, as_json)
+
+
 @admin.command("create-partner")
 def create_partner(
     name: str = typer.Option(..., help="The partner's name."),

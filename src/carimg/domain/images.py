@@ -26,6 +26,7 @@ from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.ledger import Ledger
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
+from carimg.domain.usage_text import month_key
 from carimg.render import Appearance, RenderPool, derive
 from carimg.store.records import Account, Principal
 from carimg.store.render_cache import RenderCache
@@ -242,7 +243,7 @@ class ImageService:
         plan = next((p for p in self._pricing.plans if p.id == account.plan), None)
         if plan is None or plan.distinct_vehicles_per_month <= 0:
             return
-        month = self._clock.now().strftime("%Y-%m")
+        month = month_key(self._clock.now())
         cap = plan.distinct_vehicles_per_month
         admitted, count = await self._usage.admit_vehicle(account.id, month, spec.vehicle.id, cap)
         if not admitted:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 
 from sqlalchemy.ext.asyncio import AsyncConnection
 
@@ -73,3 +74,6 @@ class Ledger:
 
     async def entries(self, account_id: str) -> list[LedgerEntry]:
         return await self._store.entries(account_id)
+
+    async def entries_since(self, account_id: str, since: datetime) -> list[LedgerEntry]:
+        return await self._store.entries_since(account_id, since)

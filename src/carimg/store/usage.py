@@ -87,3 +87,12 @@ class UsageStore:
                     deliveries.c.request_id == request_id, deliveries.c.account_id == account_id
                 )
             )
+
+    async def delivery(self, request_id: str, account_id: str) -> tuple[str, str, str] | None:
+        """(vehicle id, view, paint) of the image a request delivered to this account."""
+        query = select(deliveries.c.vehicle_id, deliveries.c.view, deliveries.c.paint).where(
+            deliveries.c.request_id == request_id, deliveries.c.account_id == account_id
+        )
+        async with self._db.read.connect() as conn:
+            row = (await conn.execute(query)).first()
+        return (row.vehicle_id, row.view, row.paint) if row else None

@@ -1,0 +1,66 @@
+"""POST /api/v1/events: public, CORS-enabled funnel events, written after the response."""
+
+from __future__ import annotations
+
+import math
+
+from fastapi import APIRouter, Request
+from starlette.background import BackgroundTask
+from starlette.responses import Response
+
+from carimg.api.auth import ServicesDep
+from carimg.api.bodies import parse_json, read_body
+from carimg.api.headers import request_id_of
+from carimg.api.jsonresponse import JSONBody
+from carimg.api.problems import problem_responses
+from carimg.api.query import StrictQuery
+from carimg.domain.errors import RateLimited
+from carimg.domain.events import parse_events
+
+router = APIRouter(tags=["events"])
+EVENTS_LIMIT = 32 * 1024
+BATCHES_PER_MINUTE = 120
+CORS = {
+    "Access-Control-Allow-Origin": "*",
+    "Access-Control-Allow-Methods": "POST, OPTIONS",
+    "Access-Control-Allow-Headers": "Content-Type, X-Request-Id",
+    "Access-Control-Max-Age": "86400",
+    "Access-Control-Expose-Headers": "X-Request-Id, Retry-After",
+}
+
+
+@router.options("/api/v1/events", include_in_schema=False)
+async def events_preflight() -> Response:
+    return Response(status_code=204, headers=CORS)
+
+
+@router.post(
+    "/api/v1/events",
+    operation_id="create_events",
+    summary="Funnel events from clients (public, never billed)",
+    status_code=202,
+    response_class=Response,
+    responses={202: {"description": "{accepted}"}, **problem_responses(400, 413, 429, 503)},
+    dependencies=[StrictQuery],
+)
+async def create_events(request: Request, services: ServicesDep) -> Response:
+    """1–20 events per batch, at most 32 KiB, 120 batches a minute per IP."""
+    ip = request.client.host if request.client else "unknown"
+    now = services.clock.time()
+    window = int(now // 60)
+    count = await services.counters.incr(f"events:{ip}:{window}", 1, 120)
+    if count > BATCHES_PER_MINUTE:
+        retry = max(1, math.ceil((window + 1) * 60 - now))
+        error = RateLimited(
+            f"More than {BATCHES_PER_MINUTE} event batches a minute from this address.",
+            retry_after=retry,
+        )
+        error.headers |= CORS
+        raise error
+    rows = parse_events(parse_json(await read_body(request, EVENTS_LIMIT)), services.clock.now())
+    return JSONBody(
+        {"accepted": len(rows), "request_id": request_id_of(request)},
+        status_code=202,
+        headers=CORS,
+        background=BackgroundTask(services.events.add_all, rows),
+    )

@@ -1,0 +1,71 @@
+"""POST /api/v1/feedback: ratings and verdicts on delivered renders."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Body, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from starlette.responses import Response
+
+from carimg.api.auth import ServicesDep, authenticated
+from carimg.api.bodies import parse_json, read_body
+from carimg.api.headers import request_id_of
+from carimg.api.jsonresponse import JSONBody
+from carimg.api.problems import problem_responses
+from carimg.api.query import StrictQuery
+from carimg.domain.errors import InvalidParameter
+from carimg.domain.feedback import FeedbackReport
+from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
+from carimg.store.records import Principal
+
+router = APIRouter(tags=["feedback"])
+FEEDBACK_LIMIT = 8 * 1024
+
+
+class FeedbackRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    request_id: str | None = Field(default=None, min_length=1, max_length=128)
+    make: str | None = Field(default=None, min_length=1)
+    model: str | None = Field(default=None, min_length=1)
+    year: int | None = None
+    view: str | None = None
+    color: str | None = None
+    rating: int | None = Field(default=None, ge=1, le=5)
+    verdict: Literal["good", "bad"] | None = None
+    reason: str | None = Field(default=None, max_length=500)
+
+
+@router.post(
+    "/api/v1/feedback",
+    operation_id="create_feedback",
+    summary="Rate a delivered render (free); repeated bad reports regenerate it",
+    status_code=201,
+    response_class=Response,
+    responses={
+        201: {"description": "Feedback response: asset_id, recorded, flagged."},
+        **problem_responses(400, 401, 403, 404, 413, 429),
+    },
+    dependencies=[StrictQuery],
+)
+async def create_feedback(
+    request: Request,
+    services: ServicesDep,
+    principal: Annotated[Principal, Depends(authenticated(IMAGES_READ, ACCOUNT_READ))],
+    _schema: Annotated[FeedbackRequest | None, Body()] = None,
+) -> Response:
+    raw = parse_json(await read_body(request, FEEDBACK_LIMIT))
+    try:
+        body = FeedbackRequest.model_validate(raw)
+    except ValidationError as error:
+        first = error.errors()[0]
+        name = ".".join(str(part) for part in first["loc"]) or "body"
+        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
+    recorded = await services.feedback.record(principal, FeedbackReport(**body.model_dump()))
+    data = {"asset_id": recorded.asset_id, "recorded": True, "flagged": recorded.flagged}
+    return JSONBody(
+        {"data": data, "request_id": request_id_of(request)},
+        status_code=201,
+        headers=request.state.rate_headers,
+    )

@@ -7,6 +7,7 @@ balance) happens before the charge; a render or encode that fails after the char
 from __future__ import annotations
 
 import asyncio
+import functools
 import hashlib
 import io
 import logging
@@ -128,7 +129,7 @@ class Renderer:
         """The encoded image and where it came from: derived cache, cached source, or a render."""
         cached = self.cached(spec)
         if cached is not None:
-            width, height = await asyncio.to_thread(image_size, cached)
+            width, height = image_size(cached)
             return RenderedImage(cached, width, height, "cache")
         generated = not self.has_source(spec)
         data, width, height = await self.derived(spec)
@@ -149,7 +150,9 @@ def _derive(source_png: bytes, spec: ImageSpec) -> tuple[bytes, int, int]:
     return result.data, result.width, result.height
 
 
+@functools.lru_cache(maxsize=4096)
 def image_size(data: bytes) -> tuple[int, int]:
+    """Pixel size from the encoded header (Pillow reads only the header; remembered per bytes)."""
     with Image.open(io.BytesIO(data)) as opened:
         return opened.size
 

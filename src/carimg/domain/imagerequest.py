@@ -95,13 +95,7 @@ class ImageSpec:
 
     def params(self) -> dict[str, str | int]:
         """Canonical query parameters, in the spec's names and make spelling."""
-        params: dict[str, str | int] = {
-            "make": self.vehicle.make.slug,
-            "model": self.vehicle.model.slug,
-            "year": self.vehicle.year,
-            "view": self.view,
-            "color": self.color,
-        }
+        params = vehicle_query(self.vehicle, self.view, self.color)
         if self.width is not None:
             params["w"] = self.width
         if self.height is not None:
@@ -121,11 +115,7 @@ class ImageSpec:
     def record(self) -> dict[str, str | int | bool | None]:
         """Every choice under the names `parse_image_request` reads (to store and re-parse)."""
         return {
-            "make": self.vehicle.make.slug,
-            "model": self.vehicle.model.slug,
-            "year": self.vehicle.year,
-            "view": self.view,
-            "color": self.color,
+            **vehicle_query(self.vehicle, self.view, self.color),
             "width": self.width,
             "height": self.height,
             "fit": self.fit,
@@ -137,13 +127,7 @@ class ImageSpec:
 
     def vehicle_params(self) -> dict[str, str | int]:
         """The spec's VehicleParams: make and model slugs, year, view, color, size, format."""
-        params: dict[str, str | int] = {
-            "make": self.vehicle.make.slug,
-            "model": self.vehicle.model.slug,
-            "year": self.vehicle.year,
-            "view": self.view,
-            "color": self.color,
-        }
+        params = vehicle_query(self.vehicle, self.view, self.color)
         if self.width is not None:
             params["width"] = self.width
         if self.height is not None:
@@ -164,9 +148,24 @@ class ImageSpec:
         return width, height
 
 
+def vehicle_query(
+    vehicle: Vehicle, view: str | None = None, color: str | None = None
+) -> dict[str, str | int]:
+    """make, model, year (and view and color when given) in the image endpoint's names."""
+    query: dict[str, str | int] = {
+        "make": vehicle.make.slug,
+        "model": vehicle.model.slug,
+        "year": vehicle.year,
+    }
+    if view is not None:
+        query["view"] = view
+    if color is not None:
+        query["color"] = color
+    return query
+
+
 def image_path(vehicle: Vehicle) -> str:
-    query = {"make": vehicle.make.slug, "model": vehicle.model.slug, "year": vehicle.year}
-    return f"{IMAGE_PATH}?{urlencode(query)}"
+    return f"{IMAGE_PATH}?{urlencode(vehicle_query(vehicle))}"
 
 
 def _text(params: Mapping[str, Value], name: str) -> str | None:

@@ -496,6 +496,41 @@ def shade_material(
 
 
 @njit(cache=True, nogil=True)
+def _crease(
+    px: float,
+    py: float,
+    pz: float,
+    nx: float,
+    ny: float,
+    nz: float,
+    decal: np.ndarray,
+    profile: np.ndarray,
+) -> tuple[float, float, float]:
+    """A shoulder character line along the flanks, drawn by bending the normal: a narrow strip
+    tilted up (it catches the ceiling softbox) over a wider strip tilted down (shadowed), fading
+    out towards the nose and tail. The geometry stays smooth; the highlight follows the body."""
+    span = decal[m.X_FRONT] - decal[m.X_REAR]
+    fade = _ss(0.0, 0.12 * span, px - decal[m.X_REAR]) * _ss(
+        0.0, 0.14 * span, decal[m.X_FRONT] - px
+    )
+    if fade <= 0.0:
+        return nx, ny, nz
+    belt = _prof(profile, decal, px, 1)
+    d = pz - (belt - 0.13 - 0.02 * (px - decal[m.X_REAR]) / span)
+    tilt = 0.0
+    if 0.0 <= d < 0.025:
+        tilt = 0.22 * (1.0 - d / 0.025)
+    elif -0.07 < d < 0.0:
+        tilt = -0.12 * (1.0 + d / 0.07)
+    if tilt == 0.0:
+        return nx, ny, nz
+    tilt *= fade
+    nz2 = nz + tilt
+    ln = math.sqrt(nx * nx + ny * ny + nz2 * nz2)
+    return nx / ln, ny / ln, nz2 / ln
+
+
+@njit(cache=True, nogil=True)
 def shade_point(
     mat: int,
     px: float,
@@ -536,6 +571,8 @@ def shade_point(
         nx, ny, nz = -nx, -ny, -nz
     if mat == m.BODY:
         base, over, t, pat = body_decal(px, py, pz, nx, ny, nz, aa, decal, profile)
+        if decal[m.IS_CAR] > 0.5 and abs(ny) > 0.4:
+            nx, ny, nz = _crease(px, py, pz, nx, ny, nz, decal, profile)
         r0, g0, b0 = 0.0, 0.0, 0.0
         r1, g1, b1 = 0.0, 0.0, 0.0
         if t < 1.0:

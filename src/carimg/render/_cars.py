@@ -504,6 +504,10 @@ def _decal_params(
     if sp.truck_box:
         gh_end = sp.c
     p[m.X_GH_END] = x_of(gh_end * L)
+    if gh_end >= 1.0:
+        # the greenhouse runs onto the tail's end cap (box and hatch rears): include it, or the
+        # rear window of an SUV, van or bus would be painted over
+        p[m.X_GH_END] = x_of(L) - 0.25
     w_mid = float(np.interp(L / 2, s, w))
     belt_mid = float(np.interp(L / 2, s, belt))
     # make family traits

@@ -22,6 +22,7 @@ from carimg.api import (
     image_urls,
     images,
     options,
+    resolve,
     vehicles,
 )
 from carimg.api.headers import RequestIdMiddleware
@@ -84,7 +85,7 @@ def create_app(
     app.add_middleware(RequestIdMiddleware)
     for module in (
         health, options, vehicles, images, image_urls, delivery, embed, account, billing,
-        feedback, events,
+        feedback, events, resolve,
     ):  # fmt: skip
         app.include_router(module.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]

@@ -181,6 +181,10 @@ def _stations(sp: CarSpec, wheels: list[float], arch_r: float) -> F64:
     for sw in wheels:
         extra.append(sw + arch_r * np.sin(np.linspace(-np.pi / 2, np.pi / 2, 25)))
         extra.append(np.array([sw - arch_r - 0.004, sw + arch_r + 0.004]))
+    if sp.rear == "pickup" or sp.truck_box:
+        # the cab's back wall drops ~0.7 m over a few cm: without dense stations it is spanned by
+        # one or two rings and shades as horizontal stripes
+        extra.append(np.linspace(sp.c * sp.length - 0.12, sp.c * sp.length + 0.1, 40))
     s = np.unique(np.concatenate([base, *extra]))
     return s[(s >= 0.0) & (s <= sp.length)]
 
@@ -500,6 +504,9 @@ def _decal_params(
     p[m.X_A] = x_of(sp.a * L)
     p[m.X_RF] = x_of(sp.rf * L)
     p[m.X_RR] = x_of(sp.rr * L)
+    if sp.rear == "pickup":
+        # the cab's rear glass sits on its back wall only, not on the flat roof in front of it
+        p[m.X_RR] = x_of(sp.c * L - 0.07)
     gh_end = {"notch": sp.c, "fast": sp.c, "pickup": sp.c, "open": sp.c}.get(sp.rear, 1.0)
     if sp.truck_box:
         gh_end = sp.c

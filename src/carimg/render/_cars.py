@@ -466,15 +466,15 @@ def _add_open_cabin(
             m.SEAT,
         )
         u = np.linspace(0, 1, 10)[:, None]
-        back = rounded_box((-0.08, yy - 0.27, -0.5), (0.08, yy + 0.27, 0.45), 0.3)
+        back = rounded_box((-0.08, yy - 0.26, -0.5), (0.08, yy + 0.26, 0.22), 0.3)
         lean = 0.22
         bx = back[..., 0] - lean * (back[..., 2] + 0.5) + xs - 0.02
         bz = back[..., 2] + zs + 0.02
         b.add_grid(np.stack([bx, back[..., 1], bz], -1), m.SEAT)
         del u
-        hx = xs - 0.02 - lean * 1.0 - 0.05
+        hx = xs - 0.02 - lean * 0.75 - 0.02
         b.add_grid(
-            rounded_box((hx - 0.07, yy - 0.14, zs + 0.45), (hx + 0.07, yy + 0.14, zs + 0.64), 0.5),
+            rounded_box((hx - 0.06, yy - 0.13, zs + 0.22), (hx + 0.06, yy + 0.13, zs + 0.37), 0.5),
             m.SEAT,
         )
 

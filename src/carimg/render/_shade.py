@@ -52,7 +52,7 @@ def env(dx: float, dy: float, dz: float, cfx: float, cfy: float, blur: float) ->
     # overhead softbox
     c += 2.6 * _band(r, -0.55, 0.55, s) * _band(f, -0.45, 0.75, s) * _ss(0.55 - s, 0.7 + s, u)
     # horizontal strip behind the camera: the shoulder line
-    c += 2.4 * _band(u, 0.17, 0.27, 0.01 + blur * 0.6) * _ss(0.1 - s, 0.45, f)
+    c += 2.4 * _band(u, 0.17, 0.27, 0.022 + blur * 0.6) * _ss(0.1 - s, 0.45, f)
     # two vertical strips
     az = math.atan2(r, f)
     vert = _band(u, 0.02, 0.75, 0.05 + blur)
@@ -518,10 +518,10 @@ def _crease(
     belt = _prof(profile, decal, px, 1)
     d = pz - (belt - 0.13 - 0.02 * (px - decal[m.X_REAR]) / span)
     tilt = 0.0
-    if 0.0 <= d < 0.025:
-        tilt = 0.22 * (1.0 - d / 0.025)
-    elif -0.07 < d < 0.0:
-        tilt = -0.12 * (1.0 + d / 0.07)
+    if 0.0 <= d < 0.04:
+        tilt = 0.16 * _ss(0.04, 0.0, d)
+    elif -0.08 < d < 0.0:
+        tilt = -0.1 * _ss(-0.08, 0.0, d) * _ss(0.0, -0.012, d) - 0.16 * _ss(-0.012, 0.0, d)
     if tilt == 0.0:
         return nx, ny, nz
     tilt *= fade

@@ -6,17 +6,17 @@ import hmac
 from html import escape
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Form, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from fastapi import APIRouter, Depends, Form, Request
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import HTMLResponse, Response
 
 from carimg.api.auth import ServicesDep, authenticated
-from carimg.api.bodies import parse_json, read_body
+from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
-from carimg.domain.errors import Forbidden, InvalidParameter, NotFound
+from carimg.domain.errors import Forbidden, NotFound
 from carimg.domain.keys import BILLING_WRITE
 from carimg.domain.signing import unsign_value
 from carimg.store.records import Principal
@@ -45,21 +45,16 @@ class CheckoutRequest(BaseModel):
         **problem_responses(400, 401, 403, 413, 429, 500),
     },
     dependencies=[StrictQuery],
+    openapi_extra=body_openapi(CheckoutRequest, description="A pack size or a plan."),
 )
 async def create_checkout(
     request: Request,
     services: ServicesDep,
     principal: Annotated[Principal, Depends(authenticated(BILLING_WRITE))],
-    _schema: Annotated[CheckoutRequest | None, Body()] = None,
 ) -> Response:
     """A human must open the URL and pay; credits arrive when the payment is confirmed."""
     raw = parse_json(await read_body(request, CHECKOUT_LIMIT))
-    try:
-        body = CheckoutRequest.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        name = ".".join(str(part) for part in first["loc"]) or "body"
-        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
+    body = validate_body(CheckoutRequest, raw)
     hosted = await services.billing.checkout(principal, credits=body.credits, plan=body.plan)
     assert hosted.checkout is not None
     checkout = hosted.checkout

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Body, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep, authenticated
-from carimg.api.bodies import parse_json, read_body
+from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
-from carimg.domain.errors import InvalidParameter
 from carimg.domain.feedback import FeedbackReport
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
 from carimg.store.records import Principal
@@ -36,6 +35,14 @@ class FeedbackRequest(BaseModel):
     verdict: Literal["good", "bad"] | None = None
     reason: str | None = Field(default=None, max_length=500)
 
+    @field_validator("rating", mode="before")
+    @classmethod
+    def _no_boolean_rating(cls, value: object) -> object:
+        """`true` is no rating (it would count as a 1, a negative report), as in image requests."""
+        if isinstance(value, bool):
+            raise ValueError("a rating is a whole number from 1 to 5")
+        return value
+
 
 @router.post(
     "/api/v1/feedback",
@@ -48,20 +55,14 @@ class FeedbackRequest(BaseModel):
         **problem_responses(400, 401, 403, 404, 413, 429),
     },
     dependencies=[StrictQuery],
+    openapi_extra=body_openapi(FeedbackRequest, description="The image and the verdict."),
 )
 async def create_feedback(
     request: Request,
     services: ServicesDep,
     principal: Annotated[Principal, Depends(authenticated(IMAGES_READ, ACCOUNT_READ))],
-    _schema: Annotated[FeedbackRequest | None, Body()] = None,
 ) -> Response:
-    raw = parse_json(await read_body(request, FEEDBACK_LIMIT))
-    try:
-        body = FeedbackRequest.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        name = ".".join(str(part) for part in first["loc"]) or "body"
-        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
+    body = validate_body(FeedbackRequest, parse_json(await read_body(request, FEEDBACK_LIMIT)))
     recorded = await services.feedback.record(principal, FeedbackReport(**body.model_dump()))
     data = {"asset_id": recorded.asset_id, "recorded": True, "flagged": recorded.flagged}
     return JSONBody(

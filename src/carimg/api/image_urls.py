@@ -5,11 +5,11 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep, authenticated
-from carimg.api.bodies import parse_json, read_body
+from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody, json_bytes
 from carimg.api.problems import problem_responses
@@ -68,28 +68,13 @@ class SingleRequest(ImageItem, _Minting):
 
 
 def _item_spec(services: Services, item: dict[str, Any], accept: str | None) -> ImageSpec:
-    try:
-        parsed = ImageItem.model_validate(item)
-    except ValidationError as error:
-        first = error.errors()[0]
-        name = ".".join(str(part) for part in first["loc"]) or "body"
-        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
-    values = parsed.model_dump()
+    values = validate_body(ImageItem, item).model_dump()
     if values.get("brand") is not None:
         if values.get("make") is not None:
             raise InvalidParameter("brand", "Send 'make' or 'brand', not both.")
         values["make"] = values["brand"]
     values.pop("brand")
     return parse_image_request(services.catalog, values, accept=accept)
-
-
-def _minting_options(raw: dict[str, Any], model: type[_Minting]) -> _Minting:
-    try:
-        return model.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        name = ".".join(str(part) for part in first["loc"]) or "body"
-        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
 
 
 def parse_mint_request(
@@ -100,14 +85,13 @@ def parse_mint_request(
         raise InvalidRequest("The body must be a JSON object: one image request, or {images: […]}.")
     if "images" not in body:
         options = {k: body.pop(k) for k in list(body) if k in _Minting.model_fields}
-        minting = _minting_options(options, _Minting)
+        minting = validate_body(_Minting, options)
         return [_item_spec(services, body, accept)], minting
     items = body.get("images")
     limit = services.settings.max_batch_urls
     if isinstance(items, list) and len(items) > limit:
         raise InvalidParameter("images", f"A batch holds 1 to {limit} images.")
-    batch = _minting_options(body, BatchRequest)
-    assert isinstance(batch, BatchRequest)
+    batch = validate_body(BatchRequest, body)
     specs: list[ImageSpec] = []
     for index, item in enumerate(batch.images):
         try:
@@ -183,24 +167,9 @@ async def single_url_response(
         **problem_responses(400, 401, 402, 403, 404, 409, 413, 422, 429, 500),
     },
     dependencies=[StrictQuery],
-    # Documented here, not declared as a parameter: the framework would read and parse the body
-    # before the endpoint could refuse it (413 over 64 KiB, 401 without a key).
-    openapi_extra={
-        "requestBody": {
-            "required": True,
-            "description": "One image request or a batch.",
-            "content": {
-                "application/json": {
-                    "schema": {
-                        "anyOf": [
-                            BatchRequest.model_json_schema(),
-                            SingleRequest.model_json_schema(),
-                        ]
-                    }
-                }
-            },
-        }
-    },
+    openapi_extra=body_openapi(
+        BatchRequest, SingleRequest, description="One image request or a batch."
+    ),
 )
 async def create_image_urls(
     request: Request,

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Body, Depends, Request
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from fastapi import APIRouter, Depends, Request
+from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep, authenticated
-from carimg.api.bodies import parse_json, read_body
+from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.problems import problem_responses
@@ -75,21 +75,15 @@ def resolution_json(resolution: Resolution) -> dict[str, Any]:
         **problem_responses(400, 401, 403, 404, 413, 429),
     },
     dependencies=[StrictQuery],
+    openapi_extra=body_openapi(ResolveRequest, description="The text to resolve."),
 )
 async def resolve_vehicle(
     request: Request,
     services: ServicesDep,
     principal: Annotated[Principal, Depends(authenticated(ACCOUNT_READ, IMAGES_READ))],
-    _schema: Annotated[ResolveRequest | None, Body()] = None,
 ) -> Response:
     """Use `image_path` directly when confidence is high; show candidates when medium or low."""
-    raw = parse_json(await read_body(request, RESOLVE_LIMIT))
-    try:
-        body = ResolveRequest.model_validate(raw)
-    except ValidationError as error:
-        first = error.errors()[0]
-        name = ".".join(str(part) for part in first["loc"]) or "body"
-        raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
+    body = validate_body(ResolveRequest, parse_json(await read_body(request, RESOLVE_LIMIT)))
     if not body.query.strip():
         raise InvalidParameter("query", "'query' is empty.")
     try:

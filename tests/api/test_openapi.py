@@ -19,7 +19,28 @@ async def test_openapi_3_1_version_2_0_0(document: dict) -> None:
 
 
 async def test_every_implemented_endpoint_is_described(document: dict) -> None:
-    assert {"/api/health", "/api/v1/images/options", "/api/v1/vehicles"} <= set(document["paths"])
+    assert {
+        "/api/health",
+        "/api/v1/images/options",
+        "/api/v1/vehicles",
+        "/api/v1/images/car",
+        "/api/v1/image-urls",
+        "/api/v1/delivery/{token}",
+        "/images/car.png",
+        "/api/v1/images/resolve",
+        "/api/v1/account",
+        "/api/v1/pricing",
+        "/api/v1/billing/checkout",
+        "/api/v1/billing/portal",
+        "/api/v1/feedback",
+        "/api/v1/events",
+    } <= set(document["paths"])
+
+
+async def test_json_bodies_are_described(document: dict) -> None:
+    for path in ("/api/v1/image-urls", "/api/v1/images/resolve", "/api/v1/feedback"):
+        body = document["paths"][path]["post"]["requestBody"]
+        assert body["content"]["application/json"]["schema"], path
 
 
 async def test_vehicle_parameters_are_described(document: dict) -> None:

@@ -12,6 +12,8 @@ $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -e '.[dev]'
+	@echo "compiling the renderer's kernels once (numba cache)…"
+	$(BIN)/python -m carimg.render.warm
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -189,7 +189,9 @@ def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     sys.exit("carimg did not start")
 
 
-def write_results(runs: list[Run], billed: int, keyed_requests: int, args: argparse.Namespace) -> None:
+def write_results(
+    runs: list[Run], billed: int, keyed_requests: int, args: argparse.Namespace
+) -> None:
     nginx = runs[0]
     lines = [
         "## Serving",
@@ -250,10 +252,7 @@ def main() -> None:
         first.raise_for_status()
         minted = httpx.post(
             f"{base}/api/v1/image-urls",
-            json={
-                "make": "toyota", "model": "camry", "year": 2020, "size": "thumb",
-                "format": "webp", "ttl_seconds": 86400,
-            },  # fmt: skip
+            json={**VARIANT, "ttl_seconds": 86400},
             headers=auth,
         )
         minted.raise_for_status()
@@ -273,7 +272,12 @@ def main() -> None:
         query = "&".join(f"{k}={v}" for k, v in VARIANT.items())
         before = asyncio.run(debits(data_dir))
         runs = [
-            wrk("nginx static file", f"http://127.0.0.1:{nginx_port}/car.webp", args.seconds, args.connections),
+            wrk(
+                "nginx static file",
+                f"http://127.0.0.1:{nginx_port}/car.webp",
+                args.seconds,
+                args.connections,
+            ),
             wrk(
                 "keyed image (auth + rate windows + 1-credit debit)",
                 f"{base}/api/v1/images/car?{query}",

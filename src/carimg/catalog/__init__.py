@@ -4,7 +4,7 @@ A library with no service imports. Data comes from `@meterapp/vehicle-db@2.6.0`,
 `data/catalog.json.gz` by `scripts/build_catalog.py`.
 """
 
-from carimg.catalog._bodystyle import BODY_STYLES
+from carimg.bodystyles import BODY_STYLES
 from carimg.catalog._catalog import Catalog, load_catalog, parse_catalog, read_catalog
 from carimg.catalog._model import CatalogStats, Make, Model, Source, Vehicle, vehicle_id
 from carimg.catalog._search import MAKE_ALIASES, MATCH_KINDS, MatchKind, SearchHit

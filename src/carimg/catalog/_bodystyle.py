@@ -35,27 +35,6 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Final
 
-BODY_STYLES: Final[tuple[str, ...]] = (
-    "sedan",
-    "hatchback",
-    "wagon",
-    "coupe",
-    "convertible",
-    "fastback",
-    "suv",
-    "crossover",
-    "pickup",
-    "van",
-    "minivan",
-    "kei",
-    "bus",
-    "truck",
-    "motorcycle",
-    "scooter",
-    "auto-rickshaw",
-    "other",
-)
-
 SOURCE_VPIC: Final = "vpic"
 SOURCE_KNOWN: Final = "rules:known"
 SOURCE_NAME: Final = "rules:name"

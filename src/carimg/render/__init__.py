@@ -10,7 +10,8 @@ modules.
     >>> glb = export_glb(Appearance("toyota", "camry", 2020, "sedan"), "red")  # glTF binary
 """
 
-from carimg.render._appearance import BODY_STYLES, Appearance
+from carimg.bodystyles import BODY_STYLES
+from carimg.render._appearance import Appearance
 from carimg.render._glb import export_glb
 from carimg.render._output import (
     SIZE_PRESETS,

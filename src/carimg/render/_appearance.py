@@ -4,28 +4,8 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Final
 
-BODY_STYLES: Final[tuple[str, ...]] = (
-    "sedan",
-    "hatchback",
-    "wagon",
-    "coupe",
-    "convertible",
-    "fastback",
-    "suv",
-    "crossover",
-    "pickup",
-    "van",
-    "minivan",
-    "kei",
-    "bus",
-    "truck",
-    "motorcycle",
-    "scooter",
-    "auto-rickshaw",
-    "other",
-)
+from carimg.bodystyles import BODY_STYLES
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,8 +11,8 @@ from fractions import Fraction
 
 import pytest
 
+from carimg.bodystyles import BODY_STYLES
 from carimg.catalog._bodystyle import (
-    BODY_STYLES,
     SOURCES,
     body_style_from_rules,
     body_style_from_vpic,

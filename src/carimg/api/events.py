@@ -14,7 +14,7 @@ from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
-from carimg.domain.errors import RateLimited
+from carimg.domain.errors import DomainError, RateLimited
 from carimg.domain.events import parse_events
 
 router = APIRouter(tags=["events"])
@@ -57,7 +57,13 @@ async def create_events(request: Request, services: ServicesDep) -> Response:
         )
         error.headers |= CORS
         raise error
-    rows = parse_events(parse_json(await read_body(request, EVENTS_LIMIT)), services.clock.now())
+    try:
+        rows = parse_events(
+            parse_json(await read_body(request, EVENTS_LIMIT)), services.clock.now()
+        )
+    except DomainError as error:  # a browser beacon can read why its batch was refused
+        error.headers |= CORS
+        raise
     return JSONBody(
         {"accepted": len(rows), "request_id": request_id_of(request)},
         status_code=202,

@@ -212,7 +212,8 @@ class Billing:
             raise InvalidRequest(f"The webhook signature is not valid: {error}.") from error
         if event["type"] != "checkout.session.completed":
             return "ignored"
-        session = event["data"]["object"]
+        # Current stripe-python objects are not dicts (no `.get`): read the session as plain data
+        session: dict[str, Any] = event["data"]["object"].to_dict()
         checkout_id = (session.get("metadata") or {}).get("checkout_id")
         if not checkout_id or await self._store.get(checkout_id) is None:
             return "unknown checkout"

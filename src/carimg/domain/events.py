@@ -19,6 +19,11 @@ MAX_EVENTS: Final = 20
 MAX_PROPERTIES: Final = 50
 _NAME = re.compile(r"[a-z0-9_.:\-]{1,64}")
 _SOURCE = re.compile(r"[a-z0-9_.\-]{1,32}")
+# RFC 3339 date-time (section 5.6; T, Z case-insensitive, a space allowed for T): no other
+# ISO 8601 form (basic format, week dates, minutes without seconds) is accepted.
+_RFC3339 = re.compile(
+    r"\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})", re.ASCII
+)
 _FIELDS = {"event", "anonymous_id", "source", "properties", "timestamp"}
 KNOWN_EVENTS: Final = (
     "cli_command", "cli_login", "cli_doctor", "cli_bulk", "mcp_tool_call", "sdk_request",
@@ -52,12 +57,15 @@ def _event(index: int, raw: Any, received_at: datetime) -> dict[str, Any]:
             raise fail("properties", f"property '{key}' must be a string, number, boolean or null")
     occurred_at = None
     if raw.get("timestamp") is not None:
+        timestamp = raw["timestamp"]
+        if not isinstance(timestamp, str) or not _RFC3339.fullmatch(timestamp):
+            raise fail(
+                "timestamp", "'timestamp' is an RFC 3339 date-time (e.g. 2027-01-15T08:00:00Z)"
+            )
         try:
-            occurred_at = datetime.fromisoformat(str(raw["timestamp"]).replace("Z", "+00:00"))
+            occurred_at = datetime.fromisoformat(timestamp.upper().replace("Z", "+00:00"))
         except ValueError:
             raise fail("timestamp", "'timestamp' is an RFC 3339 date-time") from None
-        if occurred_at.tzinfo is None:
-            raise fail("timestamp", "'timestamp' needs a time zone (e.g. Z)")
     return {
         "name": name,
         "anonymous_id": anonymous_id,

@@ -9,6 +9,7 @@ import uuid
 from collections.abc import AsyncIterator, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -85,12 +86,30 @@ def clock() -> FixedClock:
 
 
 @pytest.fixture
-def settings(tmp_path: Path, database_url: str) -> Settings:
+def overrides() -> dict[str, Any]:
+    """Settings a test changes; parametrize `overrides` to change them."""
+    return {}
+
+
+@pytest.fixture(scope="session")
+def shared_renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One render cache per test process: a variant renders once per run. Tests that need a
+    cold render ask for a paint nobody else uses (`fresh_paint()`)."""
+    return tmp_path_factory.getbasetemp() / "shared-renders"
+
+
+@pytest.fixture
+def settings(
+    tmp_path: Path, database_url: str, shared_renders: Path, overrides: dict[str, Any]
+) -> Settings:
+    """Data per test (its own database and data directory); renders shared by the session."""
     return Settings(
         data_dir=tmp_path / "var",
         database_url=database_url,
         base_url="http://testserver",
         render_workers=0,
+        render_cache_path=shared_renders,
+        **overrides,
     )
 
 

@@ -1,44 +1,22 @@
 """Helpers shared by the minting, idempotency and delivery tests.
 
-Their render cache is one directory for the whole run (a variant renders once per run, whichever of
-these modules asks first); the database is per test.
+The render cache is shared by the whole run (tests/conftest.py); the database is per test.
 """
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from carimg.config import Settings
 from carimg.services import Services
 
 IMAGE_URLS = "/api/v1/image-urls"
 DELIVERY_PREFIX = "http://testserver/api/v1/delivery/"
 # A variant every test may load: it renders once per run, then it is served from the cache.
 THUMB: dict[str, Any] = {"make": "toyota", "model": "camry", "year": 2020, "size": "thumb"}
-
-
-def shared_render_dir(factory: pytest.TempPathFactory) -> Path:
-    """One render cache for every module that uses these helpers (a fixed name in the run's
-    base temporary directory, so the modules' own session fixtures all point at it)."""
-    path = factory.getbasetemp() / "delivery-renders"
-    path.mkdir(exist_ok=True)
-    return path
-
-
-def app_settings(tmp_path: Path, database_url: str, renders: Path, **overrides: Any) -> Settings:
-    return Settings(
-        data_dir=tmp_path / "var",
-        database_url=database_url,
-        base_url="http://testserver",
-        render_workers=0,
-        render_cache_path=renders,
-        **overrides,
-    )
 
 
 async def mint(

@@ -6,13 +6,11 @@ from __future__ import annotations
 
 import re
 import secrets
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 
-from carimg.config import Settings
 from carimg.domain.clock import FixedClock
 from carimg.services import Services
 from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
@@ -37,30 +35,6 @@ LINKS_B = {
     "openapi": "/openapi.json",
     "mcp": "/api/mcp",
 }
-
-
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    """Settings a test changes; parametrize `overrides` to change them."""
-    return {}
-
-
-@pytest.fixture
-def settings(
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    database_url: str,
-    overrides: dict[str, Any],
-) -> Settings:
-    """Data per test; renders shared by the session (a variant renders once per run)."""
-    return Settings(
-        data_dir=tmp_path / "var",
-        database_url=database_url,
-        base_url="http://testserver",
-        render_workers=0,
-        render_cache_path=tmp_path_factory.getbasetemp() / "shared-renders",
-        **overrides,
-    )
 
 
 async def account(client: httpx.AsyncClient, customer: Customer) -> dict[str, Any]:

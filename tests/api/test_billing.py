@@ -8,14 +8,12 @@ import re
 import uuid
 from datetime import UTC, datetime
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from PIL import Image, ImageDraw
 
-from carimg.config import Settings
 from carimg.services import Services
 from carimg.store.records import LedgerEntry
 from carimg.store.usage import UsageStore
@@ -27,30 +25,6 @@ CIVIC = {"make": "honda", "model": "civic", "year": "2020"}
 CIVIC_ID = "veh_c937d6ac7511a"
 PAYMENT_LINK = re.compile(r'^<(http://testserver/[^>]+)>; rel="payment"$')
 VARIANT_B = pytest.mark.parametrize("overrides", [{"pricing_variant": "B"}], ids=["variant-B"])
-
-
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    """Settings a test changes; parametrize `overrides` to change them."""
-    return {}
-
-
-@pytest.fixture
-def settings(
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    database_url: str,
-    overrides: dict[str, Any],
-) -> Settings:
-    """Data per test; renders shared by the session (a variant renders once per run)."""
-    return Settings(
-        data_dir=tmp_path / "var",
-        database_url=database_url,
-        base_url="http://testserver",
-        render_workers=0,
-        render_cache_path=tmp_path_factory.getbasetemp() / "shared-renders",
-        **overrides,
-    )
 
 
 @cache

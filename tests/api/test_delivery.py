@@ -10,14 +10,12 @@ from __future__ import annotations
 import asyncio
 import io
 import secrets
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from PIL import Image
 
-from carimg.config import Settings
 from carimg.domain.clock import FixedClock
 from carimg.domain.errors import Unavailable
 from carimg.domain.imagerequest import parse_image_request
@@ -25,35 +23,15 @@ from carimg.services import Services
 from tests.api.delivery_helpers import (
     THUMB,
     RenderCalls,
-    app_settings,
     mint,
     mint_url,
     path_of,
-    shared_render_dir,
     sqlite_only,
 )
 from tests.api.images_helpers import fresh_paint
 from tests.conftest import Customer
 
 SHOP = "https://shop.example"
-
-
-@pytest.fixture(scope="session")
-def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shared_render_dir(tmp_path_factory)
-
-
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    """Deployment settings a test changes (parametrize `overrides` to change them)."""
-    return {}
-
-
-@pytest.fixture
-def settings(
-    tmp_path: Path, database_url: str, renders: Path, overrides: dict[str, Any]
-) -> Settings:
-    return app_settings(tmp_path, database_url, renders, **overrides)
 
 
 @pytest.fixture

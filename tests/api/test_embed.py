@@ -21,22 +21,6 @@ EXAMPLE = "brand=toyota&model=camry&year=2020&view=front-3-4&color=silver&w=256"
 SECRET = "partner-secret"
 
 
-@pytest.fixture(scope="session")
-def shared_renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("embed-renders")
-
-
-@pytest.fixture
-def settings(tmp_path: Path, database_url: str, shared_renders: Path) -> Settings:
-    return Settings(
-        data_dir=tmp_path / "var",
-        database_url=database_url,
-        base_url="http://testserver",
-        render_workers=0,
-        render_cache_path=shared_renders,
-    )
-
-
 @pytest.fixture
 async def partner(services: Services) -> Partner:
     partner = Partner("ptn_test", "Test partner", SECRET)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import uuid
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -26,30 +25,6 @@ THRESHOLD_2 = pytest.mark.parametrize(
 )
 # Rules decided before anything is stored run on one database; the rest run on both.
 SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-
-
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    """Settings a test changes; parametrize `overrides` to change them."""
-    return {}
-
-
-@pytest.fixture
-def settings(
-    tmp_path: Path,
-    tmp_path_factory: pytest.TempPathFactory,
-    database_url: str,
-    overrides: dict[str, Any],
-) -> Settings:
-    """Data per test; renders shared by the session (a variant renders once per run)."""
-    return Settings(
-        data_dir=tmp_path / "var",
-        database_url=database_url,
-        base_url="http://testserver",
-        render_workers=0,
-        render_cache_path=tmp_path_factory.getbasetemp() / "shared-renders",
-        **overrides,
-    )
 
 
 def assert_problem(response: httpx.Response, status: int) -> dict[str, Any]:

@@ -9,11 +9,9 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from pathlib import Path
 from typing import Any
 
 import httpx
-import pytest
 from fastapi import FastAPI
 
 from carimg.app import create_app
@@ -25,24 +23,12 @@ from carimg.services import Services
 from tests.api.delivery_helpers import (
     IMAGE_URLS,
     THUMB,
-    app_settings,
     debits,
-    shared_render_dir,
     sqlite_only,
 )
 from tests.conftest import Customer
 
 BATCH = {"images": [THUMB, {**THUMB, "view": "rear"}], "ttl_seconds": 600}
-
-
-@pytest.fixture(scope="session")
-def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shared_render_dir(tmp_path_factory)
-
-
-@pytest.fixture
-def settings(tmp_path: Path, database_url: str, renders: Path) -> Settings:
-    return app_settings(tmp_path, database_url, renders)
 
 
 async def post(

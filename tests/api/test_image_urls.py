@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import asyncio
 from datetime import datetime, timedelta
-from pathlib import Path
 from typing import Any
 
 import httpx
 import orjson
 import pytest
 
-from carimg.config import Settings
 from carimg.domain.clock import FixedClock
 from carimg.services import Services
 from tests.api.delivery_helpers import (
@@ -23,11 +21,9 @@ from tests.api.delivery_helpers import (
     IMAGE_URLS,
     THUMB,
     RenderCalls,
-    app_settings,
     debits,
     mint,
     path_of,
-    shared_render_dir,
     sqlite_only,
     token_of,
 )
@@ -36,24 +32,6 @@ from tests.conftest import Customer
 
 BOUNDS = {"delivery_ttl_min": 300, "delivery_ttl_max": 7200, "delivery_ttl_default": 900}
 VEHICLE = {"make": "toyota", "model": "camry", "year": 2020, "view": "front-3-4", "color": "silver"}
-
-
-@pytest.fixture(scope="session")
-def renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return shared_render_dir(tmp_path_factory)
-
-
-@pytest.fixture
-def overrides() -> dict[str, Any]:
-    """Deployment settings a test changes (parametrize `overrides` to change them)."""
-    return {}
-
-
-@pytest.fixture
-def settings(
-    tmp_path: Path, database_url: str, renders: Path, overrides: dict[str, Any]
-) -> Settings:
-    return app_settings(tmp_path, database_url, renders, **overrides)
 
 
 def iso(moment: datetime) -> str:

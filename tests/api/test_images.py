@@ -3,33 +3,14 @@
 from __future__ import annotations
 
 import asyncio
-from pathlib import Path
 
 import httpx
 import pytest
 
-from carimg.config import Settings
 from carimg.domain.errors import InvalidParameter
 from carimg.services import Services
 from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint, pixels
 from tests.conftest import Customer
-
-
-@pytest.fixture(scope="session")
-def shared_renders(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("renders")
-
-
-@pytest.fixture
-def settings(tmp_path: Path, database_url: str, shared_renders: Path) -> Settings:
-    """Renders are shared across tests (a variant renders once per run); data is per test."""
-    return Settings(
-        data_dir=tmp_path / "var",
-        database_url=database_url,
-        base_url="http://testserver",
-        render_workers=0,
-        render_cache_path=shared_renders,
-    )
 
 
 async def get(client: httpx.AsyncClient, customer: Customer, **params: str | int) -> httpx.Response:

@@ -7,14 +7,12 @@ from __future__ import annotations
 import asyncio
 import uuid
 from collections import Counter
-from pathlib import Path
 
 import httpx
 import pytest
 from sqlalchemy import update
 from sqlalchemy.exc import IntegrityError
 
-from carimg.config import Settings
 from carimg.domain.clock import FixedClock
 from carimg.domain.errors import InsufficientCredits
 from carimg.domain.ledger import Ledger
@@ -153,20 +151,6 @@ async def test_only_a_debit_can_be_refunded(ledger: Ledger, new_account: NewAcco
 
 
 # -- through the image endpoint ---------------------------------------------------------------
-
-
-@pytest.fixture
-def settings(
-    tmp_path: Path, tmp_path_factory: pytest.TempPathFactory, database_url: str
-) -> Settings:
-    """Data per test; renders shared by the session, so the variant below renders once."""
-    return Settings(
-        data_dir=tmp_path / "var",
-        database_url=database_url,
-        base_url="http://testserver",
-        render_workers=0,
-        render_cache_path=tmp_path_factory.getbasetemp() / "shared-renders",
-    )
 
 
 async def test_concurrent_image_requests_never_overspend(

@@ -136,7 +136,9 @@ async def test_anything_else_is_401(client: httpx.AsyncClient) -> None:
 async def test_a_signed_playground_cookie_is_free(
     client: httpx.AsyncClient, services: Services
 ) -> None:
-    cookie = sign_value(services.secret_key, {"exp": services.clock.time() + 600})
+    cookie = sign_value(
+        services.secret_key, PLAYGROUND_COOKIE, {"exp": services.clock.time() + 600}
+    )
     response = await client.get(
         f"{EMBED}?{CIVIC}", headers={"Cookie": f"{PLAYGROUND_COOKIE}={cookie}"}
     )
@@ -145,7 +147,7 @@ async def test_a_signed_playground_cookie_is_free(
 
 
 async def test_an_altered_playground_cookie_is_refused(client: httpx.AsyncClient) -> None:
-    forged = sign_value("not-the-server-secret", {"exp": time.time() + 600})
+    forged = sign_value("not-the-server-secret", PLAYGROUND_COOKIE, {"exp": time.time() + 600})
     response = await client.get(
         f"{EMBED}?{CIVIC}", headers={"Cookie": f"{PLAYGROUND_COOKIE}={forged}"}
     )
@@ -220,3 +222,22 @@ async def test_open_embeds_are_served_with_a_warning(settings: Settings, catalog
 )
 async def test_bad_parameters_are_400(client: httpx.AsyncClient, query: str) -> None:
     assert (await client.get(f"{EMBED}?{query}")).status_code == 400
+
+
+async def test_a_token_signed_for_another_purpose_is_not_a_playground_cookie(
+    client: httpx.AsyncClient, services: Services
+) -> None:
+    portal_link_token = sign_value(
+        services.secret_key, "portal", {"account_id": "acc_x", "exp": services.clock.time() + 600}
+    )
+    response = await client.get(
+        f"{EMBED}?{CIVIC}", headers={"Cookie": f"{PLAYGROUND_COOKIE}={portal_link_token}"}
+    )
+    assert response.status_code == 401
+
+
+async def test_a_non_ascii_digit_exp_is_403_not_500(
+    client: httpx.AsyncClient, services: Services, partner: Partner
+) -> None:
+    response = await client.get(f"{EMBED}?{CIVIC}&exp=%C2%B2&sig={'a' * 64}")
+    assert response.status_code == 403

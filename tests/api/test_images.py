@@ -362,3 +362,10 @@ async def test_only_enterprise_keys_may_carry_their_own_rate_limit(
     account = await services.accounts.by_email(customer.email)
     with pytest.raises(InvalidParameter):
         await services.accounts.create_key(account, rate_limit_per_minute=5000)
+
+
+async def test_a_make_longer_than_any_catalog_name_is_400(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    response = await get(client, customer, make="x" * 101)
+    assert response.status_code == 400 and response.json()["parameter"] == "make"

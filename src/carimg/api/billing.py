@@ -168,7 +168,7 @@ async def confirm_checkout_page(
 
 @router.get("/billing/portal", include_in_schema=False)
 async def portal_page(token: str, services: ServicesDep) -> Response:
-    payload = unsign_value(services.secret_key, token)
+    payload = unsign_value(services.secret_key, "portal", token)
     if not payload or float(payload.get("exp", 0)) < services.clock.time():
         return _page("Link expired", "<h1>This portal link expired</h1>", 403)
     purchases = await services.billing.purchases(str(payload["account_id"]))

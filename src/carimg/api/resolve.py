@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Request
@@ -87,8 +88,8 @@ async def resolve_vehicle(
     if not body.query.strip():
         raise InvalidParameter("query", "'query' is empty.")
     try:
-        resolution = resolve(
-            services.catalog, body.query, year=body.year, make=body.make, model=body.model
+        resolution = await asyncio.to_thread(
+            resolve, services.catalog, body.query, year=body.year, make=body.make, model=body.model
         )
     except Unresolved as missing:
         extensions: dict[str, Any] = (

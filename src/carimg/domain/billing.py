@@ -56,7 +56,9 @@ class LocalProvider:
 
     async def portal(self, account_id: str, customer_ref: str | None) -> str:
         token = sign_value(
-            self._secret, {"account_id": account_id, "exp": self._clock.time() + PORTAL_LIFETIME}
+            self._secret,
+            "portal",
+            {"account_id": account_id, "exp": self._clock.time() + PORTAL_LIFETIME},
         )
         return f"{self._base}/billing/portal?token={token}"
 

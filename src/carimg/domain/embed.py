@@ -64,7 +64,7 @@ class EmbedGrants:
         exp, sig = values.get("exp"), values.get("sig")
         if exp is None or sig is None:
             raise Forbidden("A signed embed URL needs both 'exp' and 'sig'.")
-        if not exp.isdigit():
+        if not re.fullmatch(r"[0-9]{1,12}", exp):
             raise Forbidden("'exp' must be unix seconds.")
         if not _SIGNATURE.fullmatch(sig):
             raise Forbidden("'sig' must be 64 lowercase hex characters (HMAC-SHA256).")
@@ -87,7 +87,7 @@ class EmbedGrants:
         """A valid playground cookie or signed-in session cookie (both signed, with an expiry)."""
         for name in (PLAYGROUND_COOKIE, SESSION_COOKIE):
             token = cookies.get(name)
-            payload = unsign_value(self._secret, token) if token else None
+            payload = unsign_value(self._secret, name, token) if token else None
             if payload and float(payload.get("exp", 0)) > self._clock.time():
                 return True
         return False

@@ -30,6 +30,7 @@ from carimg.domain.views import (
 from carimg.render import OutputSpec
 
 IMAGE_PATH: Final = "/api/v1/images/car"
+MAX_NAME_LENGTH: Final = 100  # longer than any catalog name; bounds the suggestion search
 FITS: Final = ("contain", "cover", "inside")
 BACKGROUNDS: Final = ("transparent", "white", "black")
 FORMATS_ACCEPTED: Final = ("png", "webp", "jpg", "jpeg", "auto")
@@ -267,6 +268,9 @@ def resolve_vehicle(catalog: Catalog, params: Mapping[str, Value]) -> Vehicle:
             raise NotFound(f"No catalog vehicle with id '{vehicle_id}'.")
         return found
     make, model = _text(params, "make"), _text(params, "model")
+    for name, text in (("make", make), ("model", model)):
+        if text is not None and len(text) > MAX_NAME_LENGTH:
+            raise InvalidParameter(name, f"'{name}' is at most {MAX_NAME_LENGTH} characters.")
     year = _integer(params, "year", MIN_YEAR, MAX_QUERY_YEAR)
     for name, value in (("make", make), ("model", model), ("year", year)):
         if value is None:

@@ -686,6 +686,10 @@ def _with_words_left_out(reading: _Reading, count: int) -> Iterable[_Reading]:
 # -- resolve -----------------------------------------------------------------------------------
 
 
+# The most words for which leaving one (or two) out is still tried.
+_MAX_WORDS_TO_LEAVE_OUT: Final = {1: 12, 2: 7}
+
+
 def _fallback(searcher: _Searcher, outcome: _Outcome, base: _Reading) -> _Outcome:
     """When no reading matched better than `contains`: a misspelt model of a named make, else
     the reading with one unknown word (two, from four words up) left out."""
@@ -700,6 +704,8 @@ def _fallback(searcher: _Searcher, outcome: _Outcome, base: _Reading) -> _Outcom
     for count in (1, 2):
         if count == 2 and len(full.words) < _MIN_WORDS_TO_LEAVE_TWO:
             break
+        if len(full.words) > _MAX_WORDS_TO_LEAVE_OUT[count]:
+            break  # bounded work: n (or n²/2) catalog searches must stay a few dozen
         lenient = _best(
             searcher.outcome(reading)
             for reading in _with_words_left_out(full, count)

@@ -44,17 +44,25 @@ def signed_embed_url(
     return f"{base_url.rstrip('/')}{EMBED_PATH}?{urlencode([*items, ('sig', signature)])}"
 
 
-def sign_value(secret: str, payload: dict[str, Any]) -> str:
-    """A compact signed token (`body.mac`) for cookies."""
+def _purpose_key(secret: str, purpose: str) -> bytes:
+    """A key per purpose, so a token made for one use (a portal link) is worthless for another
+    (a playground cookie)."""
+    return hmac.new(secret.encode(), f"carimg:{purpose}".encode(), hashlib.sha256).digest()
+
+
+def sign_value(secret: str, purpose: str, payload: dict[str, Any]) -> str:
+    """A compact signed token (`body.mac`) for one purpose (cookies, portal links)."""
     body = base64.urlsafe_b64encode(json.dumps(payload, sort_keys=True).encode()).decode()
-    mac = hmac.new(secret.encode(), body.encode(), hashlib.sha256).hexdigest()
-    return f"{body.rstrip('=')}.{mac}"
+    body = body.rstrip("=")
+    mac = hmac.new(_purpose_key(secret, purpose), body.encode(), hashlib.sha256).hexdigest()
+    return f"{body}.{mac}"
 
 
-def unsign_value(secret: str, token: str) -> dict[str, Any] | None:
-    """The payload of a token made by `sign_value`, or None when it was altered."""
+def unsign_value(secret: str, purpose: str, token: str) -> dict[str, Any] | None:
+    """The payload of a token made by `sign_value` for `purpose`, or None when it was altered
+    or made for another purpose."""
     body, _, mac = token.rpartition(".")
-    expected = hmac.new(secret.encode(), body.encode(), hashlib.sha256).hexdigest()
+    expected = hmac.new(_purpose_key(secret, purpose), body.encode(), hashlib.sha256).hexdigest()
     if not body or not hmac.compare_digest(mac, expected):
         return None
     try:

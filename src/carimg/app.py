@@ -15,6 +15,7 @@ from carimg.api import (
     account,
     billing,
     delivery,
+    device,
     embed,
     events,
     feedback,
@@ -85,7 +86,7 @@ def create_app(
     app.add_middleware(RequestIdMiddleware)
     for module in (
         health, options, vehicles, images, image_urls, delivery, embed, account, billing,
-        feedback, events, resolve,
+        feedback, events, resolve, device,
     ):  # fmt: skip
         app.include_router(module.router)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]

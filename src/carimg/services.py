@@ -15,11 +15,13 @@ from carimg.domain.accounts import Accounts
 from carimg.domain.billing import Billing, CheckoutProvider, LocalProvider, StripeProvider
 from carimg.domain.clock import Clock, SystemClock
 from carimg.domain.deliveryurls import DeliveryUrls
+from carimg.domain.device import DeviceLogin
 from carimg.domain.embed import EmbedGrants
 from carimg.domain.feedback import FeedbackService
 from carimg.domain.idempotency import Idempotency
 from carimg.domain.images import ImageService, Renderer
 from carimg.domain.ledger import Ledger
+from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing, pricing_for
 from carimg.domain.ratelimit import RateWindows
 from carimg.domain.renderbudget import RenderBudget
@@ -30,6 +32,7 @@ from carimg.store.checkouts import CheckoutStore
 from carimg.store.counters import Counters, MemoryCounters, RedisCounters
 from carimg.store.db import Database, migrate
 from carimg.store.delivery_urls import DeliveryUrlStore
+from carimg.store.device_codes import DeviceCodeStore
 from carimg.store.events import EventStore
 from carimg.store.feedback import FeedbackStore
 from carimg.store.idempotency import IdempotencyStore
@@ -61,6 +64,7 @@ class Services:
     feedback: FeedbackService
     events: EventStore
     render_pool: RenderPool
+    device: DeviceLogin
 
     @property
     def engine(self) -> AsyncEngine:
@@ -106,12 +110,14 @@ async def build_services(
     feedback_store = FeedbackStore(db)
     usage = UsageStore(db)
     renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store)
+    caps = PlanCaps(pricing, clock)
     images = ImageService(
         renderer,
         ledger,
         RenderBudget(counters, clock, settings.daily_render_ceiling),
         usage,
         pricing,
+        caps,
         clock,
     )
     secret_key = settings.secret_key or _persistent_secret(settings.data_dir / "secret.key")
@@ -132,7 +138,7 @@ async def build_services(
         rate=RateWindows(counters, clock),
         images=images,
         delivery_urls=DeliveryUrls(
-            DeliveryUrlStore(db), ledger_store, ledger, renderer, catalog, settings, clock
+            DeliveryUrlStore(db), ledger_store, ledger, renderer, catalog, settings, caps, clock
         ),
         idempotency=Idempotency(IdempotencyStore(db), clock),
         partners=partners,
@@ -146,4 +152,11 @@ async def build_services(
         ),
         events=EventStore(db),
         render_pool=pool,
+        device=DeviceLogin(
+            DeviceCodeStore(db),
+            Accounts(AccountStore(db), ledger_store, clock),
+            AccountStore(db),
+            counters,
+            clock,
+        ),
     )

@@ -184,6 +184,40 @@ def create_partner(
     _run(action, as_json)
 
 
+@admin.command("approve-device")
+def approve_device(
+    user_code: str = typer.Option(..., help="The code the device shows (dash and case optional)."),
+    email: str = typer.Option(..., help="The account the device's key will belong to."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Approve a device login; its next poll gets a key → {approved, user_code, client_name}."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        shown = await services.device.approve(user_code, email)
+        return {
+            "approved": True,
+            "user_code": shown.user_code,
+            "email": email.strip().lower(),
+            "client_name": shown.client_name,
+        }
+
+    _run(action, as_json)
+
+
+@admin.command("deny-device")
+def deny_device(
+    user_code: str = typer.Option(..., help="The code the device shows (dash and case optional)."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Deny a device login; its next poll gets access_denied → {denied, user_code}."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        shown = await services.device.deny(user_code)
+        return {"denied": True, "user_code": shown.user_code, "client_name": shown.client_name}
+
+    _run(action, as_json)
+
+
 def register(app: typer.Typer) -> None:
     app.add_typer(admin, name="admin")
 

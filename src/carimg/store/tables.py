@@ -210,3 +210,23 @@ events = Table(
     Column("occurred_at", UtcDateTime(), nullable=True),
     Column("received_at", UtcDateTime(), nullable=False),
 )
+
+# Device login codes (RFC 8628): only SHA-256 digests of the device code and of the normalised
+# user code are stored; the key is created at the first poll after approval, never kept here.
+device_codes = Table(
+    "device_codes",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column("device_code_hash", String(64), nullable=False, unique=True),
+    Column("user_code_hash", String(64), nullable=False, unique=True),
+    Column("client_name", String(80), nullable=False, server_default=""),
+    Column("state", String(20), nullable=False, server_default="pending"),
+    Column("interval_seconds", Integer, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("expires_at", UtcDateTime(), nullable=False),
+    Column("last_polled_at", UtcDateTime(), nullable=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=True),
+    Column("decided_at", UtcDateTime(), nullable=True),
+    Column("key_id", String(40), nullable=True),
+    Index("ix_device_codes_expires", "expires_at"),
+)

@@ -32,6 +32,7 @@ from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import Renderer
 from carimg.domain.ledger import Ledger
+from carimg.domain.plancaps import PlanCaps
 from carimg.store.delivery_urls import DeliveryUrlRow, DeliveryUrlStore, NewDeliveryUrl
 from carimg.store.ledger import InsufficientBalance, LedgerStore
 from carimg.store.records import Principal
@@ -98,6 +99,7 @@ class DeliveryUrls:
         renderer: Renderer,
         catalog: Catalog,
         settings: Settings,
+        caps: PlanCaps,
         clock: Clock,
     ) -> None:
         self._store = store
@@ -106,6 +108,7 @@ class DeliveryUrls:
         self._renderer = renderer
         self._catalog = catalog
         self._settings = settings
+        self._caps = caps
         self._clock = clock
 
     # -- minting --------------------------------------------------------------------------------
@@ -160,6 +163,7 @@ class DeliveryUrls:
         price = len(specs)
 
         async def insert(conn: AsyncConnection) -> None:
+            await self._caps.admit(conn, principal.account, [spec.vehicle.id for spec in specs])
             await self._store.insert_all(conn, principal.account.id, reference, rows)
 
         try:

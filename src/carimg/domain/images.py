@@ -21,13 +21,13 @@ from PIL import Image
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.domain.clock import Clock
-from carimg.domain.errors import DomainError, PlanLimitReached, RenderFailed, Unavailable
+from carimg.domain.errors import DomainError, RenderFailed, Unavailable
 from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.ledger import Ledger
+from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
-from carimg.domain.usage_text import month_key
 from carimg.render import Appearance, RenderPool, derive
 from carimg.store.records import Account, Principal
 from carimg.store.render_cache import RenderCache
@@ -167,6 +167,7 @@ class ImageService:
         budget: RenderBudget,
         usage: UsageStore,
         pricing: Pricing,
+        caps: PlanCaps,
         clock: Clock,
     ) -> None:
         self.renderer = renderer
@@ -174,6 +175,7 @@ class ImageService:
         self._budget = budget
         self._usage = usage
         self._pricing = pricing
+        self._caps = caps
         self._clock = clock
 
     async def deliver(
@@ -194,7 +196,6 @@ class ImageService:
         if reserved:
             await self._budget.reserve(account)
         try:
-            await self._admit_vehicle(account, spec)
             balance, reference = await self._charge(account, spec, request_id)
         except DomainError:
             if reserved:  # refused before rendering: the reservation goes back
@@ -228,6 +229,7 @@ class ImageService:
         now = self._clock.now()
 
         async def record(conn: AsyncConnection) -> None:
+            await self._caps.admit(conn, account, [spec.vehicle.id])
             await self._usage.record_delivery(
                 conn, request_id, account.id, spec.vehicle.id, spec.view, spec.color, now
             )
@@ -240,42 +242,6 @@ class ImageService:
             also=record,
         )
         return balance, reference
-
-    async def _admit_vehicle(self, account: Account, spec: ImageSpec) -> None:
-        """Variant B: a plan serves a number of distinct vehicles per calendar month (UTC)."""
-        plan = next((p for p in self._pricing.plans if p.id == account.plan), None)
-        if plan is None or plan.distinct_vehicles_per_month <= 0:
-            return
-        month = month_key(self._clock.now())
-        cap = plan.distinct_vehicles_per_month
-        admitted, count = await self._usage.admit_vehicle(account.id, month, spec.vehicle.id, cap)
-        if not admitted:
-            upgrade = next(
-                (p for p in self._pricing.plans if p.distinct_vehicles_per_month > cap), None
-            )
-            raise PlanLimitReached(
-                f"The {plan.name} plan serves {cap} distinct vehicles a month and this month's "
-                "are used; vehicles already served this month keep working. Nothing was charged.",
-                code="plan_vehicle_limit",
-                scope="month",
-                plan=plan.id,
-                vehicles_this_month=count,
-                vehicles_per_month=cap,
-                requested=spec.vehicle.id,
-                next_plan=(
-                    {
-                        "id": upgrade.id,
-                        "name": upgrade.name,
-                        "price": {
-                            "monthly": upgrade.price_monthly,
-                            "yearly": upgrade.price_monthly * 10,
-                        },
-                        "adds": upgrade.distinct_vehicles_per_month - cap,
-                    }
-                    if upgrade
-                    else None
-                ),
-            )
 
 
 _MEDIA_TYPES = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}

@@ -4,53 +4,68 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import delete, func, insert, select
+from sqlalchemy import delete, func, select, text
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
-from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.db import Database
 from carimg.store.tables import deliveries, monthly_vehicles
 
 
+class VehicleCapReached(Exception):
+    """A new vehicle would pass the month's cap; `counted` vehicles were counted before it."""
+
+    def __init__(self, counted: int) -> None:
+        super().__init__(counted)
+        self.counted = counted
+
+
 class UsageStore:
     def __init__(self, db: Database) -> None:
         self._db = db
 
-    async def admit_vehicle(
-        self, account_id: str, month: str, vehicle_id: str, cap: int
-    ) -> tuple[bool, int]:
-        """Count `vehicle_id` for the month unless `cap` distinct vehicles are already counted.
+    @staticmethod
+    async def admit_in(
+        conn: AsyncConnection, account_id: str, month: str, vehicle_ids: list[str], cap: int
+    ) -> int:
+        """Count vehicles for the month on the caller's transaction (the debit that pays).
 
-        A vehicle already counted this month is always admitted. Returns (admitted, count).
+        Vehicles already counted this month are always admitted. Raises VehicleCapReached when
+        a new one would pass `cap`; the caller's transaction then rolls back, counting nothing.
+        Returns the month's count.
         """
+        if conn.dialect.name == "postgresql":  # serialise counting per account and month
+            await conn.execute(
+                text("SELECT pg_advisory_xact_lock(hashtext(:key))"),
+                {"key": f"vehicles:{account_id}:{month}"},
+            )
         condition = (monthly_vehicles.c.account_id == account_id) & (
             monthly_vehicles.c.month == month
         )
+        count_query = select(func.count()).select_from(monthly_vehicles).where(condition)
+        before = int(await conn.scalar(count_query) or 0)
+        dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+        for vehicle_id in dict.fromkeys(vehicle_ids):
+            await conn.execute(
+                dialect_insert(monthly_vehicles)
+                .values(account_id=account_id, month=month, vehicle_id=vehicle_id)
+                .on_conflict_do_nothing()
+            )
+        after = int(await conn.scalar(count_query) or 0)
+        if after > cap and after > before:
+            raise VehicleCapReached(before)
+        return after
+
+    async def admit_vehicle(
+        self, account_id: str, month: str, vehicle_id: str, cap: int
+    ) -> tuple[bool, int]:
+        """Count one vehicle in a transaction of its own; returns (admitted, count)."""
         try:
             async with self._db.write.begin() as conn:
-                await conn.execute(
-                    insert(monthly_vehicles).values(
-                        account_id=account_id, month=month, vehicle_id=vehicle_id
-                    )
-                )
-                count = int(
-                    await conn.scalar(
-                        select(func.count()).select_from(monthly_vehicles).where(condition)
-                    )
-                    or 0
-                )
-                if count > cap:
-                    await conn.execute(
-                        delete(monthly_vehicles).where(
-                            condition & (monthly_vehicles.c.vehicle_id == vehicle_id)
-                        )
-                    )
-                    return False, count - 1
-                return True, count
-        except IntegrityError:
-            return True, await self.vehicles_in_month(account_id, month)
+                return True, await self.admit_in(conn, account_id, month, [vehicle_id], cap)
+        except VehicleCapReached as reached:
+            return False, reached.counted
 
     async def vehicles_in_month(self, account_id: str, month: str) -> int:
         query = (

@@ -111,10 +111,12 @@ async def build_services(
     usage = UsageStore(db)
     renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store)
     caps = PlanCaps(pricing, clock)
+    budget = RenderBudget(counters, clock, settings.daily_render_ceiling)
+    account_store = AccountStore(db)
     images = ImageService(
         renderer,
         ledger,
-        RenderBudget(counters, clock, settings.daily_render_ceiling),
+        budget,
         usage,
         pricing,
         caps,
@@ -133,16 +135,25 @@ async def build_services(
         clock=clock,
         db=db,
         counters=counters,
-        accounts=Accounts(AccountStore(db), ledger_store, clock),
+        accounts=Accounts(account_store, ledger_store, clock),
         ledger=ledger,
         rate=RateWindows(counters, clock),
         images=images,
         delivery_urls=DeliveryUrls(
-            DeliveryUrlStore(db), ledger_store, ledger, renderer, catalog, settings, caps, clock
+            DeliveryUrlStore(db),
+            ledger_store,
+            ledger,
+            renderer,
+            catalog,
+            settings,
+            caps,
+            budget,
+            account_store,
+            clock,
         ),
         idempotency=Idempotency(IdempotencyStore(db), clock),
         partners=partners,
-        embed=EmbedGrants(partners, renderer, settings, secret_key, clock),
+        embed=EmbedGrants(partners, renderer, settings, secret_key, budget, clock),
         secret_key=secret_key,
         pricing=pricing,
         billing=Billing(CheckoutStore(db), provider, pricing, settings, clock),

@@ -18,6 +18,8 @@ def cache_control(loaded: Loaded, variant: str) -> str:
     """Unlimited URLs are publicly cacheable for their remaining life; capped ones never."""
     if loaded.max_uses:
         return "private, no-store"
+    if loaded.restricted:  # a shared cache would serve it to any site, past the origin check
+        return f"private, max-age={min(300, loaded.seconds_left)}"
     left = loaded.seconds_left
     if variant == "A":
         return f"public, max-age={left}, s-maxage={left}, stale-while-revalidate=60"

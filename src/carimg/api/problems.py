@@ -151,7 +151,11 @@ async def _validation_error(request: Request, exc: Exception) -> Response:
 
 async def _unexpected_error(request: Request, exc: Exception) -> Response:
     logger.exception("unexpected failure", extra={"request_id": request_id_of(request)})
-    return problem_response(request, 500, "Unexpected failure; nothing was charged. Retry later.")
+    return problem_response(
+        request,
+        500,
+        "Unexpected failure. Retry later; check the balance before retrying a purchase.",
+    )
 
 
 def install_problem_handlers(app: FastAPI) -> None:

@@ -219,7 +219,7 @@ class Billing:
         checkout_id = (session.get("metadata") or {}).get("checkout_id")
         if not checkout_id or await self._store.get(checkout_id) is None:
             return "unknown checkout"
-        if session.get("payment_status") not in (None, "paid", "no_payment_required"):
+        if session.get("payment_status") not in ("paid", "no_payment_required"):
             return "unpaid"
         paid, _ = await self._store.mark_paid(
             checkout_id, self._clock.now(), session.get("customer")

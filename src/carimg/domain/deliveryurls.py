@@ -33,6 +33,8 @@ from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import Renderer
 from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
+from carimg.domain.renderbudget import RenderBudget
+from carimg.store.accounts import AccountStore
 from carimg.store.delivery_urls import DeliveryUrlRow, DeliveryUrlStore, NewDeliveryUrl
 from carimg.store.ledger import InsufficientBalance, LedgerStore
 from carimg.store.records import Principal
@@ -73,6 +75,7 @@ class Loaded:
     source: str | None
     max_uses: int
     seconds_left: int
+    restricted: bool = False  # the minting key lists allowed origins: no shared caching
 
 
 def token_hash(token: str) -> str:
@@ -100,6 +103,8 @@ class DeliveryUrls:
         catalog: Catalog,
         settings: Settings,
         caps: PlanCaps,
+        budget: RenderBudget,
+        accounts: AccountStore,
         clock: Clock,
     ) -> None:
         self._store = store
@@ -109,6 +114,8 @@ class DeliveryUrls:
         self._catalog = catalog
         self._settings = settings
         self._caps = caps
+        self._budget = budget
+        self._accounts = accounts
         self._clock = clock
 
     # -- minting --------------------------------------------------------------------------------
@@ -202,19 +209,25 @@ class DeliveryUrls:
                 )
         return row
 
-    async def _current_expiry(self, row: DeliveryUrlRow) -> datetime:
-        """Expiry now, billing a renewing URL's new window on its first load (once per window)."""
+    async def _current_expiry(self, row: DeliveryUrlRow, *, bill: bool) -> tuple[datetime, str]:
+        """Expiry now, and the renewal debit's reference ('' when none was made now).
+
+        A renewing URL's new window is billed on its first delivering load (once per window);
+        HEAD and 304s (`bill=False`) see the window without paying for it.
+        """
         now = self._clock.now()
         if now < row.expires_at:
-            return row.expires_at
+            return row.expires_at, ""
         if row.renew_until is None or now >= row.renew_until:
             raise Forbidden("This delivery URL expired; mint a new one.")
         window = int((now - row.created_at).total_seconds() // row.ttl_seconds)
         starts = row.created_at + timedelta(seconds=window * row.ttl_seconds)
         ends = min(starts + timedelta(seconds=row.ttl_seconds), row.renew_until)
+        if not bill:
+            return ends, ""
         reference = f"debit:renew:{row.id}:{window}"
         try:
-            await self._ledger_store.apply(
+            charged, _ = await self._ledger_store.apply(
                 row.account_id,
                 "debit",
                 -1,
@@ -223,6 +236,7 @@ class DeliveryUrls:
                 now=now,
             )
         except InsufficientBalance as low:
+            charged = False
             # Paid already when a racing load took the last credit for this window: serve.
             if await self._ledger_store.entry(reference) is None:
                 raise InsufficientCredits(
@@ -235,7 +249,7 @@ class DeliveryUrls:
                     },
                 ) from low
         await self._store.extend(row.id, ends)
-        return ends
+        return ends, reference if charged else ""
 
     async def _spec(self, row: DeliveryUrlRow) -> ImageSpec:
         return await self._renderer.current(parse_image_request(self._catalog, row.params))
@@ -255,12 +269,19 @@ class DeliveryUrls:
             raise RenderFailed("A failed render consumed this URL; mint a new one.")
         if row.max_uses and row.uses >= row.max_uses:
             raise Exhausted(_EXHAUSTED)
-        expires_at = await self._current_expiry(row)
-        seconds_left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
         spec = await self._spec(row)
         etag = self._renderer.etag(spec)
         if head or etag_matches(if_none_match, etag):
-            return Loaded(spec, etag, None, None, None, None, row.max_uses, seconds_left)
+            expires_at, _ = await self._current_expiry(row, bill=False)
+            left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
+            return Loaded(spec, etag, None, None, None, None, row.max_uses, left, row.restricted)
+        cold = self._renderer.cached(spec) is None and not self._renderer.has_source(spec)
+        if cold:  # a first load renders for the minting account: its daily share applies
+            account = await self._accounts.by_id(row.account_id)
+            if account is not None:
+                await self._budget.reserve(account)
+        expires_at, renewal = await self._current_expiry(row, bill=True)
+        seconds_left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
         if row.max_uses and not await self._store.claim_use(row.id):
             raise Exhausted(_EXHAUSTED)
         try:
@@ -268,8 +289,10 @@ class DeliveryUrls:
         except Unavailable:
             if row.max_uses:
                 await self._store.release_use(row.id)
+            await self._refund_renewal(row, renewal)
             raise
         except Exception as error:
+            await self._refund_renewal(row, renewal)
             if not row.delivered and await self._store.consume(row.id):
                 await self._refund_one(row)
             raise RenderFailed(
@@ -279,8 +302,20 @@ class DeliveryUrls:
             await self._store.mark_delivered(row.id)
         return Loaded(
             spec, etag, image.data, image.width, image.height, image.source, row.max_uses,
-            seconds_left,
+            seconds_left, row.restricted,
         )  # fmt: skip
+
+    async def _refund_renewal(self, row: DeliveryUrlRow, reference: str) -> None:
+        """A load that delivered nothing gives back the renewal it just paid."""
+        if reference:
+            await self._ledger_store.apply(
+                row.account_id,
+                "refund",
+                1,
+                f"refund:{reference}",
+                note="renewal load delivered nothing",
+                now=self._clock.now(),
+            )
 
     async def _refund_one(self, row: DeliveryUrlRow) -> None:
         await self._ledger_store.apply(

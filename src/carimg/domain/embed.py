@@ -21,6 +21,7 @@ from carimg.domain.clock import Clock
 from carimg.domain.errors import Forbidden, NotFound, Unauthenticated
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.images import Renderer
+from carimg.domain.renderbudget import RenderBudget
 from carimg.domain.signing import MAX_EMBED_LIFETIME, embed_signature, unsign_value
 from carimg.store.partners import PartnerStore
 
@@ -49,12 +50,14 @@ class EmbedGrants:
         renderer: Renderer,
         settings: Settings,
         secret_key: str,
+        budget: RenderBudget,
         clock: Clock,
     ) -> None:
         self._partners = partners
         self._renderer = renderer
         self._settings = settings
         self._secret = secret_key
+        self._budget = budget
         self._clock = clock
         self._examples = {tuple(entry.split("/")) for entry in settings.embed_examples}
 
@@ -94,13 +97,16 @@ class EmbedGrants:
 
     async def cached_only(self, spec: ImageSpec) -> FreeImage:
         """mode=cached: serve what is already rendered, never render."""
-        if self._renderer.cached(spec) is None and not self._renderer.has_source(spec):
+        if self._renderer.cached(spec) is None:
             raise NotFound(
                 "This variant was never rendered; mode=cached serves rendered variants only."
             )
         return await self.free(spec, "cached")
 
     async def free(self, spec: ImageSpec, grant: Grant, max_age: int | None = None) -> FreeImage:
+        """Serve a free grant; a new render counts against the deployment's daily ceiling."""
+        if self._renderer.cached(spec) is None and not self._renderer.has_source(spec):
+            await self._budget.reserve_deployment()
         image = await self._renderer.image(spec)
         return FreeImage(image.data, image.width, image.height, image.source, grant, max_age)
 

@@ -8,7 +8,7 @@ Known names include `cli_command`, `cli_login`, `cli_doctor`, `cli_bulk`, `mcp_t
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any, Final
 
 import orjson
@@ -64,8 +64,11 @@ def _event(index: int, raw: Any, received_at: datetime) -> dict[str, Any]:
             )
         try:
             occurred_at = datetime.fromisoformat(timestamp.upper().replace("Z", "+00:00"))
-        except ValueError:
+            occurred_at = occurred_at.astimezone(UTC)  # overflows at the ends of time
+        except (ValueError, OverflowError):
             raise fail("timestamp", "'timestamp' is an RFC 3339 date-time") from None
+        if not 2000 <= occurred_at.year <= 2100:
+            raise fail("timestamp", "'timestamp' must fall between the years 2000 and 2100")
     return {
         "name": name,
         "anonymous_id": anonymous_id,

@@ -7,7 +7,6 @@ balance) happens before the charge; a render or encode that fails after the char
 from __future__ import annotations
 
 import asyncio
-import functools
 import hashlib
 import io
 import logging
@@ -28,7 +27,7 @@ from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
-from carimg.render import Appearance, RenderPool, derive
+from carimg.render import Appearance, RenderPool, RenderPoolRestarted, derive
 from carimg.store.records import Account, Principal
 from carimg.store.render_cache import RenderCache
 from carimg.store.usage import UsageStore
@@ -78,6 +77,7 @@ class Renderer:
         self.version = version
         self._variations = variations
         self._in_flight: dict[str, asyncio.Future[bytes]] = {}
+        self._sizes: dict[str, tuple[int, int]] = {}  # variant key -> pixels
 
     async def current(self, spec: ImageSpec) -> ImageSpec:
         """The spec at its asset's current variation (feedback may have flagged the render)."""
@@ -114,7 +114,13 @@ class Renderer:
                 vehicle.model.body_style,
                 spec.variation,
             )
-            png = await self.pool.render(appearance, spec.view, spec.paint)
+            try:
+                png = await self.pool.render(appearance, spec.view, spec.paint)
+            except RenderPoolRestarted as restarted:
+                raise Unavailable(
+                    "The renderer restarted; nothing was charged for this attempt. Retry.",
+                    headers={"Retry-After": "2"},
+                ) from restarted
             await asyncio.to_thread(self.cache.put_source, key, png)
             future.set_result(png)
             return png
@@ -129,8 +135,13 @@ class Renderer:
         """The encoded image and where it came from: derived cache, cached source, or a render."""
         cached = self.cached(spec)
         if cached is not None:
-            width, height = image_size(cached)
-            return RenderedImage(cached, width, height, "cache")
+            key = spec.variant_key(self.version)
+            size = self._sizes.get(key)
+            if size is None:
+                size = self._sizes[key] = image_size(cached)
+                if len(self._sizes) > 50_000:  # a few MB at most: start over
+                    self._sizes.clear()
+            return RenderedImage(cached, size[0], size[1], "cache")
         generated = not self.has_source(spec)
         data, width, height = await self.derived(spec)
         return RenderedImage(data, width, height, "generated" if generated else "cache")
@@ -150,9 +161,8 @@ def _derive(source_png: bytes, spec: ImageSpec) -> tuple[bytes, int, int]:
     return result.data, result.width, result.height
 
 
-@functools.lru_cache(maxsize=4096)
 def image_size(data: bytes) -> tuple[int, int]:
-    """Pixel size from the encoded header (Pillow reads only the header; remembered per bytes)."""
+    """Pixel size from the encoded header (Pillow reads only the header)."""
     with Image.open(io.BytesIO(data)) as opened:
         return opened.size
 

@@ -40,6 +40,24 @@ class RenderBudget:
             max(1, math.ceil((midnight - now).total_seconds())),
         )
 
+    async def reserve_deployment(self) -> None:
+        """Count one cold render of a free grant against the deployment's ceiling (502 there)."""
+        day, midnight, seconds = self._reset()
+        total_key = f"rb:total:{day}"
+        if await self._counters.incr(total_key, 1, _TTL) > self._ceiling:
+            await self._counters.incr(total_key, -1, _TTL)
+            raise self._at_capacity(midnight, seconds)
+
+    def _at_capacity(self, midnight: datetime, seconds: int) -> RenderFailed:
+        reset_at = midnight.isoformat().replace("+00:00", "Z")
+        return RenderFailed(
+            "The deployment reached its daily ceiling of new renders; cached images keep "
+            f"serving. New renders resume at {reset_at}.",
+            code="generation_at_capacity",
+            retry_after_seconds=seconds,
+            reset_at=reset_at,
+        )
+
     async def reserve(self, account: Account) -> None:
         """Count one cold render; 429 when the account's share is spent, 502 at the ceiling."""
         day, midnight, seconds = self._reset()
@@ -59,13 +77,7 @@ class RenderBudget:
         if await self._counters.incr(total_key, 1, _TTL) > self._ceiling:
             await self._counters.incr(total_key, -1, _TTL)
             await self._counters.incr(account_key, -1, _TTL)
-            raise RenderFailed(
-                "The deployment reached its daily ceiling of new renders; cached images keep "
-                f"serving. New renders resume at {reset_at}.",
-                code="generation_at_capacity",
-                retry_after_seconds=seconds,
-                reset_at=reset_at,
-            )
+            raise self._at_capacity(midnight, seconds)
 
     async def release(self, account: Account) -> None:
         """Give back a reservation whose request was refused before anything was rendered."""

@@ -22,7 +22,7 @@ from carimg.render._output import (
     derive,
 )
 from carimg.render._palette import METALLIC_PRESETS, PRESET_COLORS, PaintError, resolve_paint
-from carimg.render._pool import RenderPool
+from carimg.render._pool import RenderPool, RenderPoolRestarted
 from carimg.render._render import (
     SOURCE_SIZE,
     SourceRender,
@@ -46,6 +46,7 @@ __all__ = [
     "OutputSpecError",
     "PaintError",
     "RenderPool",
+    "RenderPoolRestarted",
     "SourceRender",
     "ViewError",
     "alpha_bounds",

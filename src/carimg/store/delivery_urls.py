@@ -35,6 +35,11 @@ class DeliveryUrlRow:
     key_revoked: bool
     key_origins: tuple[str, ...]
 
+    @property
+    def restricted(self) -> bool:
+        """The minting key limits where the image may be shown."""
+        return bool(self.key_origins)
+
 
 @dataclass(frozen=True, slots=True)
 class NewDeliveryUrl:

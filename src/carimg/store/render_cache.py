@@ -46,9 +46,12 @@ class RenderCache:
     def _remember(self, key: str, data: bytes) -> None:
         if len(data) > self._memory_limit // 4:
             return
+        previous = self._memory.pop(key, None)
+        if previous is not None:
+            self._memory_bytes -= len(previous)
         self._memory[key] = data
         self._memory_bytes += len(data)
-        while self._memory_bytes > self._memory_limit:
+        while self._memory_bytes > self._memory_limit and self._memory:
             _, evicted = self._memory.popitem(last=False)
             self._memory_bytes -= len(evicted)
 

@@ -1,0 +1,109 @@
+"""Rules found in review: renewals, render budgets on every way in, private caching for origin-
+restricted URLs, worker crashes answered 503, bounded event timestamps, cache accounting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from carimg.render import RenderPoolRestarted
+from carimg.services import Services
+from carimg.store.render_cache import RenderCache
+from tests.api.delivery_helpers import THUMB, mint_url
+from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
+from tests.conftest import Customer
+
+DAY = 86400
+
+
+async def test_head_and_304_in_an_unpaid_renewal_window_charge_nothing(
+    client: httpx.AsyncClient, customer: Customer, services: Services, clock: object
+) -> None:
+    path = await mint_url(client, customer.headers, THUMB, renew=True, ttl_seconds=3600)
+    first = await client.get(path)
+    balance = await services.ledger.balance(customer.account_id)
+    clock.advance(3601)  # type: ignore[attr-defined]
+    assert (await client.head(path)).status_code == 200
+    etag = first.headers["etag"]
+    assert (await client.get(path, headers={"If-None-Match": etag})).status_code == 304
+    assert await services.ledger.balance(customer.account_id) == balance
+    assert (await client.get(path)).status_code == 200
+    assert await services.ledger.balance(customer.account_id) == balance - 1
+
+
+async def test_a_renewal_load_that_fails_gives_the_renewal_back(
+    client: httpx.AsyncClient, customer: Customer, services: Services, clock: object
+) -> None:
+    path = await mint_url(
+        client, customer.headers, {**THUMB, "color": fresh_paint()}, renew=True, ttl_seconds=3600
+    )
+    balance = await services.ledger.balance(customer.account_id)
+    clock.advance(3601)  # type: ignore[attr-defined]
+
+    async def broken(*_: object) -> bytes:
+        raise RuntimeError("render crashed")
+
+    services.images.renderer.pool.render = broken  # type: ignore[method-assign]
+    assert (await client.get(path)).status_code == 502
+    # the renewal is given back, and so is the URL's own credit (its first load failed)
+    assert await services.ledger.balance(customer.account_id) == balance + 1
+
+
+@pytest.mark.parametrize("overrides", [{"daily_render_ceiling": 50}])  # free share: 1 a day
+async def test_first_loads_of_signed_urls_count_against_the_daily_share(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    first = await mint_url(client, customer.headers, {**THUMB, "color": fresh_paint()})
+    second = await mint_url(client, customer.headers, {**THUMB, "color": fresh_paint()})
+    assert (await client.get(first)).status_code == 200
+    refused = await client.get(second)
+    assert refused.status_code == 429
+    assert refused.json()["code"] == "account_generation_cap"
+
+
+async def test_unlimited_urls_of_origin_restricted_keys_are_not_shared_cached(
+    client: httpx.AsyncClient, make_customer: object
+) -> None:
+    restricted: Customer = await make_customer(origins=("https://shop.example",))  # type: ignore[operator]
+    path = await mint_url(client, restricted.headers, THUMB)
+    response = await client.get(path)
+    assert response.status_code == 200
+    assert response.headers["cache-control"].startswith("private")
+
+
+async def test_a_render_worker_crash_is_a_503_that_costs_nothing(
+    client: httpx.AsyncClient, customer: Customer, services: Services
+) -> None:
+    async def crashed(*_: object) -> bytes:
+        raise RenderPoolRestarted("a render worker died")
+
+    services.images.renderer.pool.render = crashed  # type: ignore[method-assign]
+    response = await client.get(
+        IMAGE_URL, params={**CAMRY, "color": fresh_paint()}, headers=customer.headers
+    )
+    assert response.status_code == 503
+    assert "retry-after" in response.headers
+    assert await services.ledger.balance(customer.account_id) == 100
+
+
+@pytest.mark.parametrize("timestamp", ["9999-12-31T23:59:59-23:59", "1970-01-01T00:00:00Z"])
+async def test_event_timestamps_outside_the_era_are_400(
+    client: httpx.AsyncClient, timestamp: str
+) -> None:
+    event = {"event": "cli_command", "anonymous_id": "a", "source": "cli", "timestamp": timestamp}
+    response = await client.post("/api/v1/events", json={"events": [event]})
+    assert response.status_code == 400 and response.json()["index"] == 0
+
+
+def test_the_memory_cache_counts_a_replaced_entry_once(tmp_path: Path) -> None:
+    cache = RenderCache(tmp_path, memory_bytes=1000)
+    for _ in range(5):
+        cache.put_derived("same", b"x" * 200)
+    cache.put_derived("other", b"y" * 200)
+    for path in tmp_path.rglob("*"):  # only the memory copies remain
+        if path.is_file():
+            path.unlink()
+    assert cache.get_derived("same") == b"x" * 200
+    assert cache.get_derived("other") == b"y" * 200

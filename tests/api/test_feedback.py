@@ -347,9 +347,10 @@ async def test_feedback_is_free(
 
 @THRESHOLD_2
 async def test_negative_reports_reaching_the_threshold_flag_the_render(
-    client: httpx.AsyncClient, customer: Customer
-) -> None:
+    client: httpx.AsyncClient, customer: Customer, make_customer
+) -> None:  # type: ignore[no-untyped-def]
     """Negative: verdict bad, or a rating of 1 or 2 (verdict bad wins over a good rating)."""
+    other: Customer = await make_customer()
     for negative in (
         {"verdict": "bad"},
         {"rating": 1},
@@ -358,8 +359,17 @@ async def test_negative_reports_reaching_the_threshold_flag_the_render(
     ):
         body = {**VEHICLE, "color": fresh_paint(), **negative}
         first = assert_recorded(await send(client, customer, body), flagged=False)
-        second = assert_recorded(await send(client, customer, body), flagged=True)
+        second = assert_recorded(await send(client, other, body), flagged=True)
         assert first == second
+
+
+@THRESHOLD_2
+async def test_one_account_repeating_a_report_never_flags_a_render(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    body = {**VEHICLE, "color": fresh_paint(), "verdict": "bad"}
+    flags = [(await send(client, customer, body)).json()["data"]["flagged"] for _ in range(4)]
+    assert flags == [False] * 4
 
 
 @THRESHOLD_2
@@ -375,11 +385,12 @@ async def test_positive_feedback_never_flags(client: httpx.AsyncClient, customer
 
 
 @SQLITE_ONLY
-async def test_the_default_threshold_is_three_negative_reports(
-    client: httpx.AsyncClient, customer: Customer
-) -> None:
+async def test_the_default_threshold_is_three_accounts_reporting(
+    client: httpx.AsyncClient, make_customer
+) -> None:  # type: ignore[no-untyped-def]
     body = {**VEHICLE, "color": fresh_paint(), "verdict": "bad"}
-    flags = [(await send(client, customer, body)).json()["data"]["flagged"] for _ in range(4)]
+    reporters = [await make_customer() for _ in range(4)]
+    flags = [(await send(client, c, body)).json()["data"]["flagged"] for c in reporters]
     assert flags == [False, False, True, False]
 
 
@@ -395,16 +406,21 @@ async def test_reports_from_different_accounts_add_up_to_the_threshold(
 
 @THRESHOLD_2
 async def test_the_count_starts_again_at_the_new_variation(
-    client: httpx.AsyncClient, customer: Customer
-) -> None:
+    client: httpx.AsyncClient, make_customer
+) -> None:  # type: ignore[no-untyped-def]
     body = {**VEHICLE, "color": fresh_paint(), "rating": 1}
-    flags = [(await send(client, customer, body)).json()["data"]["flagged"] for _ in range(5)]
+    reporters = [await make_customer() for _ in range(5)]
+    flags = [(await send(client, c, body)).json()["data"]["flagged"] for c in reporters]
     assert flags == [False, True, False, True, False]
 
 
 @THRESHOLD_2
 async def test_a_flagged_render_is_delivered_as_a_new_variation_and_the_old_bytes_are_kept(
-    client: httpx.AsyncClient, customer: Customer, services: Services, settings: Settings
+    client: httpx.AsyncClient,
+    customer: Customer,
+    services: Services,
+    settings: Settings,
+    make_customer,  # type: ignore[no-untyped-def]
 ) -> None:
     params = {**CAMRY, "color": fresh_paint(), "size": "thumb"}
     rid = request_id()
@@ -416,7 +432,9 @@ async def test_a_flagged_render_is_delivered_as_a_new_variation_and_the_old_byte
 
     bad = {"request_id": rid, "verdict": "bad", "reason": "wheels float"}
     assert_recorded(await send(client, customer, bad), flagged=False)
-    assert_recorded(await send(client, customer, bad), flagged=True)
+    other: Customer = await make_customer()
+    by_vehicle = {"make": "toyota", "model": "camry", "year": 2020, "color": params["color"]}
+    assert_recorded(await send(client, other, {**by_vehicle, "verdict": "bad"}), flagged=True)
 
     new = await client.get(
         IMAGE_URL,

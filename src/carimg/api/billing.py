@@ -16,13 +16,14 @@ from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
-from carimg.domain.errors import Forbidden, NotFound
+from carimg.domain.errors import Forbidden, NotFound, RateLimited
 from carimg.domain.keys import BILLING_WRITE
 from carimg.domain.signing import unsign_value
 from carimg.store.records import Principal
 
 router = APIRouter(tags=["billing"])
 CHECKOUT_LIMIT = 1024
+CONFIRMS_PER_MINUTE = 10  # the operator token guards money: no guessing at speed
 
 
 class CheckoutRequest(BaseModel):
@@ -155,8 +156,15 @@ async def checkout_page(checkout_id: str, services: ServicesDep) -> Response:
 
 @router.post("/billing/checkout/{checkout_id}/confirm", include_in_schema=False)
 async def confirm_checkout_page(
-    checkout_id: str, services: ServicesDep, operator_token: Annotated[str, Form()] = ""
+    request: Request,
+    checkout_id: str,
+    services: ServicesDep,
+    operator_token: Annotated[str, Form()] = "",
 ) -> Response:
+    ip = request.client.host if request.client else "unknown"
+    window = int(services.clock.time() // 60)
+    if await services.counters.incr(f"confirm:{ip}:{window}", 1, 120) > CONFIRMS_PER_MINUTE:
+        raise RateLimited("Too many confirmation attempts from this address.", retry_after=60)
     expected = services.settings.operator_token
     if not expected or not hmac.compare_digest(operator_token.encode(), expected.encode()):
         raise Forbidden("Only an operator confirms payments (operator token required).")

@@ -42,8 +42,10 @@ class FeedbackStore:
             )
 
     async def negative_count(self, asset_key: str, variation: int) -> int:
+        """Accounts (not reports) that judged the asset's variation badly: one customer
+        repeating a report cannot regenerate a render for everyone."""
         negative = (feedback.c.verdict == "bad") | (feedback.c.rating <= 2)
-        query = select(func.count()).where(
+        query = select(func.count(func.distinct(feedback.c.account_id))).where(
             feedback.c.asset_key == asset_key, feedback.c.variation == variation, negative
         )
         async with self._db.read.connect() as conn:

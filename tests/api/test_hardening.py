@@ -107,3 +107,16 @@ def test_the_memory_cache_counts_a_replaced_entry_once(tmp_path: Path) -> None:
             path.unlink()
     assert cache.get_derived("same") == b"x" * 200
     assert cache.get_derived("other") == b"y" * 200
+
+
+@pytest.mark.parametrize("overrides", [{"operator_token": "s3cret-operator-token"}])
+async def test_operator_confirmations_are_rate_limited_per_address(
+    client: httpx.AsyncClient,
+) -> None:
+    statuses = [
+        (
+            await client.post("/billing/checkout/chk_x/confirm", data={"operator_token": "guess"})
+        ).status_code
+        for _ in range(11)
+    ]
+    assert statuses == [403] * 10 + [429]

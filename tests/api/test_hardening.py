@@ -120,3 +120,23 @@ async def test_operator_confirmations_are_rate_limited_per_address(
         for _ in range(11)
     ]
     assert statuses == [403] * 10 + [429]
+
+
+async def test_two_accounts_may_use_the_same_request_id(
+    client: httpx.AsyncClient, customer: Customer, make_customer: object
+) -> None:
+    other: Customer = await make_customer()  # type: ignore[operator]
+    for who in (customer, other):
+        image = await client.get(
+            IMAGE_URL,
+            params={**CAMRY, "size": "thumb"},
+            headers={**who.headers, "X-Request-Id": "shared-id-1"},
+        )
+        assert image.status_code == 200
+    for who in (customer, other):
+        report = await client.post(
+            "/api/v1/feedback",
+            json={"request_id": "shared-id-1", "rating": 5},
+            headers=who.headers,
+        )
+        assert report.status_code == 201

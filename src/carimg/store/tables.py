@@ -97,12 +97,12 @@ monthly_vehicles = Table(
     UniqueConstraint("account_id", "month", "vehicle_id", name="uq_monthly_vehicles"),
 )
 
-# Every delivered image, by the request id that delivered it (feedback refers to it).
+# Every delivered image, by account and the request id that delivered it (feedback refers to it).
 deliveries = Table(
     "deliveries",
     metadata,
+    Column("account_id", String(40), ForeignKey("accounts.id"), primary_key=True),
     Column("request_id", String(128), primary_key=True),
-    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
     Column("vehicle_id", String(20), nullable=False),
     Column("view", String(20), nullable=False),
     Column("paint", String(7), nullable=False),

@@ -1,0 +1,44 @@
+"""Deliveries are keyed by (account, request id): request ids are chosen by clients, so one
+account's ids must not shadow another's.
+
+Revision ID: 0007
+Revises: 0006
+"""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from alembic import op
+
+revision = "0007"
+down_revision = "0006"
+
+_COLUMNS = "request_id, account_id, vehicle_id, view, paint, created_at"
+
+
+def _create(name: str, primary_key: tuple[str, ...]) -> None:
+    op.create_table(
+        name,
+        sa.Column("request_id", sa.String(128), nullable=False),
+        sa.Column("account_id", sa.String(40), sa.ForeignKey("accounts.id"), nullable=False),
+        sa.Column("vehicle_id", sa.String(20), nullable=False),
+        sa.Column("view", sa.String(20), nullable=False),
+        sa.Column("paint", sa.String(7), nullable=False),
+        sa.Column("created_at", sa.DateTime(timezone=True), nullable=False),
+        sa.PrimaryKeyConstraint(*primary_key, name=f"pk_{name}"),
+    )
+
+
+def _rebuild(primary_key: tuple[str, ...]) -> None:
+    _create("deliveries_new", primary_key)
+    op.execute(f"INSERT INTO deliveries_new ({_COLUMNS}) SELECT {_COLUMNS} FROM deliveries")
+    op.drop_table("deliveries")
+    op.rename_table("deliveries_new", "deliveries")
+
+
+def upgrade() -> None:
+    _rebuild(("account_id", "request_id"))
+
+
+def downgrade() -> None:
+    _rebuild(("request_id",))

@@ -18,6 +18,7 @@ def register(app: typer.Typer) -> None:
         import uvicorn
 
         from carimg.config import Settings
+        from carimg.logs import uvicorn_log_config
 
         settings = Settings()
         uvicorn.run(
@@ -27,5 +28,6 @@ def register(app: typer.Typer) -> None:
             port=port,
             workers=workers,
             log_level=settings.log_level,
+            log_config=uvicorn_log_config(),
             proxy_headers=False,
         )

@@ -140,3 +140,21 @@ async def test_two_accounts_may_use_the_same_request_id(
             headers=who.headers,
         )
         assert report.status_code == 201
+
+
+async def test_a_crash_after_the_charge_still_leaves_the_response_to_replay(
+    app: object, customer: Customer, services: Services
+) -> None:
+    async def crash(*_: object) -> None:
+        raise RuntimeError("the process died after the commit")
+
+    services.idempotency._store.complete = crash  # type: ignore[method-assign]
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)  # type: ignore[arg-type]
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as client:
+        headers = {**customer.headers, "Idempotency-Key": "order-77"}
+        first = await client.post("/api/v1/image-urls", json=THUMB, headers=headers)
+        assert first.status_code == 500
+        retry = await client.post("/api/v1/image-urls", json=THUMB, headers=headers)
+    assert retry.status_code == 201
+    assert retry.headers["idempotent-replayed"] == "true"
+    assert await services.ledger.balance(customer.account_id) == 99

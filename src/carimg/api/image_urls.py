@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
 from pydantic import BaseModel, ConfigDict, Field
+from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep, authenticated
@@ -16,7 +17,7 @@ from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.deliveryurls import Minted, MintedUrl
 from carimg.domain.errors import DomainError, InvalidParameter, InvalidRequest
-from carimg.domain.idempotency import RecordedResponse, check_key
+from carimg.domain.idempotency import RecordedResponse, Recorder, check_key
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.keys import IMAGES_READ
 from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
@@ -186,8 +187,18 @@ async def create_image_urls(
     body = await read_body(request, BODY_LIMIT)
     accept = request.headers.get("accept")
 
-    async def mint() -> RecordedResponse:
+    async def mint(record: Recorder | None = None) -> RecordedResponse:
         specs, options = parse_mint_request(services, parse_json(body), accept)
+        headers = {"content-type": "application/json"}
+
+        def response_of(minted: Minted) -> RecordedResponse:
+            payload = json_bytes(urls_body(minted, request_id_of(request)))
+            return RecordedResponse(201, headers, payload)
+
+        async def on_minted(conn: AsyncConnection, minted: Minted) -> None:
+            if record is not None:
+                await record(conn, response_of(minted))
+
         minted = await services.delivery_urls.mint(
             principal,
             specs,
@@ -195,9 +206,9 @@ async def create_image_urls(
             max_uses=options.max_uses,
             renew=options.renew,
             renew_days=options.renew_days,
+            on_minted=on_minted,
         )
-        payload = json_bytes(urls_body(minted, request_id_of(request)))
-        return RecordedResponse(201, {"content-type": "application/json"}, payload)
+        return response_of(minted)
 
     if idempotency_key is None:
         result = await mint()

@@ -11,6 +11,7 @@ import hashlib
 import math
 import secrets
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from urllib.parse import urlsplit
@@ -137,8 +138,13 @@ class DeliveryUrls:
         max_uses: int = 0,
         renew: bool = False,
         renew_days: int | None = None,
+        on_minted: Callable[[AsyncConnection, Minted], Awaitable[None]] | None = None,
     ) -> Minted:
-        """One URL per spec, paid by one debit of one credit per URL, all in one transaction."""
+        """One URL per spec, paid by one debit of one credit per URL, all in one transaction.
+
+        `on_minted` records the result in that same transaction (an idempotent response), so a
+        crash after the commit can never leave a charge without its answer.
+        """
         ttl = self.clamp_ttl(ttl_seconds)
         if not MAX_USES_RANGE[0] <= max_uses <= MAX_USES_RANGE[1]:
             raise InvalidParameter("max_uses", "'max_uses' must be from 0 to 1000.")
@@ -169,9 +175,17 @@ class DeliveryUrls:
         reference = f"debit:urls:{uuid.uuid4().hex}"
         price = len(specs)
 
-        async def insert(conn: AsyncConnection) -> None:
+        base = self._settings.base_url + DELIVERY_PATH
+        urls = [
+            MintedUrl(row.id, base + token, row.expires_at, max_uses, spec, renew_until)
+            for token, row, spec in zip(tokens, rows, specs, strict=True)
+        ]
+
+        async def insert(conn: AsyncConnection, balance: int) -> None:
             await self._caps.admit(conn, principal.account, [spec.vehicle.id for spec in specs])
             await self._store.insert_all(conn, principal.account.id, reference, rows)
+            if on_minted is not None:
+                await on_minted(conn, Minted(urls, len(specs), balance))
 
         try:
             _, balance = await self._ledger_store.apply(
@@ -185,11 +199,6 @@ class DeliveryUrls:
             )
         except InsufficientBalance as low:
             raise InsufficientCredits(balance=low.balance, required=price) from low
-        base = self._settings.base_url + DELIVERY_PATH
-        urls = [
-            MintedUrl(row.id, base + token, row.expires_at, max_uses, spec, renew_until)
-            for token, row, spec in zip(tokens, rows, specs, strict=True)
-        ]
         return Minted(urls=urls, credits_charged=price, credits_remaining=balance)
 
     # -- loading --------------------------------------------------------------------------------

@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Final
 
+from sqlalchemy.ext.asyncio import AsyncConnection
+
 from carimg.domain.clock import Clock
 from carimg.domain.errors import Conflict, DomainError, InvalidParameter
 from carimg.store.idempotency import IdempotencyStore
@@ -22,6 +24,9 @@ from carimg.store.idempotency import IdempotencyStore
 KEY_PATTERN: Final = re.compile(r"[A-Za-z0-9._:\-]{1,255}")
 MEMORY: Final = timedelta(hours=24)
 RETRY_AFTER_SECONDS: Final = 2
+
+
+Recorder = Callable[[AsyncConnection, "RecordedResponse"], Awaitable[None]]
 
 
 class KeyReused(DomainError):
@@ -58,16 +63,27 @@ class Idempotency:
         route: str,
         key: str,
         body: bytes,
-        handler: Callable[[], Awaitable[RecordedResponse]],
+        handler: Callable[[Recorder], Awaitable[RecordedResponse]],
     ) -> RecordedResponse:
-        """Run `handler` once per (account, route, key); replay its response afterwards."""
+        """Run `handler` once per (account, route, key); replay its response afterwards.
+
+        The handler gets a recorder to store its response on the transaction that charges for
+        it; the response is also stored after the handler returns, for handlers that charge
+        nothing.
+        """
+
+        async def record(conn: AsyncConnection, response: RecordedResponse) -> None:
+            await IdempotencyStore.complete_in(
+                conn, account_id, route, key, response.status, response.headers, response.body
+            )
+
         request_hash = hashlib.sha256(body).hexdigest()
         now = self._clock.now()
         await self._store.release(account_id, route, key, older_than=now - MEMORY)
         if not await self._store.claim(account_id, route, key, request_hash, now):
             return await self._existing(account_id, route, key, request_hash)
         try:
-            response = await handler()
+            response = await handler(record)
         except BaseException:
             await asyncio.shield(self._store.release(account_id, route, key))
             raise

@@ -238,7 +238,7 @@ class ImageService:
         reference = f"debit:image:{uuid.uuid4().hex}"
         now = self._clock.now()
 
-        async def record(conn: AsyncConnection) -> None:
+        async def record(conn: AsyncConnection, _balance: int) -> None:
             await self._caps.admit(conn, account, [spec.vehicle.id])
             await self._usage.record_delivery(
                 conn, request_id, account.id, spec.vehicle.id, spec.view, spec.color, now

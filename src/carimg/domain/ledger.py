@@ -26,7 +26,7 @@ class Ledger:
         credits: int,
         reference: str,
         note: str = "",
-        also: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+        also: Callable[[AsyncConnection, int], Awaitable[None]] | None = None,
     ) -> int:
         """Debit `credits` once per reference; returns the balance. 402 when it is too low.
 

@@ -8,6 +8,7 @@ from datetime import datetime
 
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.db import Database
 from carimg.store.tables import idempotency
@@ -67,20 +68,28 @@ class IdempotencyStore:
             created_at=mapping["created_at"],
         )
 
+    @staticmethod
+    async def complete_in(
+        conn: AsyncConnection, account_id: str, route: str, key: str, status: int,
+        headers: dict[str, str], body: bytes,
+    ) -> None:  # fmt: skip
+        """Record the response on the caller's transaction (the one that charged for it)."""
+        await conn.execute(
+            update(idempotency)
+            .where(
+                idempotency.c.account_id == account_id,
+                idempotency.c.route == route,
+                idempotency.c.key == key,
+            )
+            .values(state="done", status=status, headers=json.dumps(headers), body=body)
+        )
+
     async def complete(
         self, account_id: str, route: str, key: str, status: int, headers: dict[str, str],
         body: bytes,
     ) -> None:  # fmt: skip
         async with self._db.write.begin() as conn:
-            await conn.execute(
-                update(idempotency)
-                .where(
-                    idempotency.c.account_id == account_id,
-                    idempotency.c.route == route,
-                    idempotency.c.key == key,
-                )
-                .values(state="done", status=status, headers=json.dumps(headers), body=body)
-            )
+            await self.complete_in(conn, account_id, route, key, status, headers, body)
 
     async def release(
         self, account_id: str, route: str, key: str, *, older_than: datetime | None = None

@@ -74,14 +74,15 @@ class LedgerStore:
         *,
         note: str = "",
         now: datetime,
-        also: Callable[[AsyncConnection], Awaitable[None]] | None = None,
+        also: Callable[[AsyncConnection, int], Awaitable[None]] | None = None,
     ) -> tuple[bool, int]:
         """Add `amount` (negative for a debit) to the balance and record the entry.
 
         Returns (applied, balance). A reference that was already applied changes nothing and
         returns (False, current balance). Raises InsufficientBalance when the balance would go
         below zero. The conditional UPDATE takes the row lock, so concurrent debits serialise.
-        `also` writes what the entry pays for in the same transaction (all or nothing).
+        `also(conn, balance)` writes what the entry pays for in the same transaction (all or
+        nothing).
         """
         try:
             async with self._db.write.begin() as conn:
@@ -97,7 +98,7 @@ class LedgerStore:
                     conn, account_id, kind, amount, int(balance), reference, note, now
                 )
                 if also is not None:
-                    await also(conn)
+                    await also(conn, int(balance))
                 return True, int(balance)
         except IntegrityError:
             # The reference exists: the whole transaction, balance change included, rolled back.

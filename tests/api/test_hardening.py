@@ -158,3 +158,20 @@ async def test_a_crash_after_the_charge_still_leaves_the_response_to_replay(
     assert retry.status_code == 201
     assert retry.headers["idempotent-replayed"] == "true"
     assert await services.ledger.balance(customer.account_id) == 99
+
+
+async def test_a_batch_item_that_is_not_an_object_is_400_with_its_index(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    batch = {"images": [THUMB, "camry please"]}
+    response = await client.post("/api/v1/image-urls", json=batch, headers=customer.headers)
+    assert response.status_code == 400 and response.json()["index"] == 1
+
+
+@pytest.mark.parametrize("options", [{"max_uses": True}, {"ttl_seconds": "3600"}])
+async def test_minting_options_are_whole_numbers_not_look_alikes(
+    client: httpx.AsyncClient, customer: Customer, options: dict[str, object]
+) -> None:
+    body = {"images": [THUMB], **options}
+    response = await client.post("/api/v1/image-urls", json=body, headers=customer.headers)
+    assert response.status_code == 400

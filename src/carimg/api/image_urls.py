@@ -54,14 +54,16 @@ class ImageItem(BaseModel):
 class _Minting(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ttl_seconds: int | None = Field(default=None, description="60–604800, default 3600.")
-    max_uses: int = Field(default=0, description="0–1000; 0 is unlimited.")
+    ttl_seconds: int | None = Field(
+        default=None, strict=True, description="60–604800, default 3600."
+    )
+    max_uses: int = Field(default=0, strict=True, description="0–1000; 0 is unlimited.")
     renew: bool = Field(default=False, description="Renew each ttl window (max_uses 0 only).")
-    renew_days: int | None = Field(default=None, description="1–365, default 365.")
+    renew_days: int | None = Field(default=None, strict=True, description="1–365, default 365.")
 
 
 class BatchRequest(_Minting):
-    images: list[dict[str, Any]] = Field(min_length=1, max_length=50)
+    images: list[Any] = Field(min_length=1, max_length=50)  # items validated one by one
 
 
 class SingleRequest(ImageItem, _Minting):

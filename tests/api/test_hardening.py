@@ -175,3 +175,23 @@ async def test_minting_options_are_whole_numbers_not_look_alikes(
     body = {"images": [THUMB], **options}
     response = await client.post("/api/v1/image-urls", json=body, headers=customer.headers)
     assert response.status_code == 400
+
+
+async def test_the_default_port_of_an_allowed_origin_matches(
+    client: httpx.AsyncClient, make_customer: object
+) -> None:
+    restricted: Customer = await make_customer(origins=("https://shop.example",))  # type: ignore[operator]
+    path = await mint_url(client, restricted.headers, THUMB)
+    ok = await client.get(path, headers={"Referer": "https://shop.example:443/cars/1"})
+    assert ok.status_code == 200
+    other_port = await client.get(path, headers={"Origin": "https://shop.example:8443"})
+    assert other_port.status_code == 403
+
+
+async def test_an_exhausted_url_that_also_expired_answers_403(
+    client: httpx.AsyncClient, customer: Customer, clock: object
+) -> None:
+    path = await mint_url(client, customer.headers, THUMB, max_uses=1, ttl_seconds=60)
+    assert (await client.get(path)).status_code == 200
+    clock.advance(61)  # type: ignore[attr-defined]
+    assert (await client.get(path)).status_code == 403

@@ -87,9 +87,16 @@ def _origin_of(value: str | None) -> str | None:
     if not value:
         return None
     parts = urlsplit(value.strip())
-    if not parts.scheme or not parts.netloc:
+    if not parts.scheme or not parts.hostname:
         return value.strip().lower()
-    return f"{parts.scheme}://{parts.netloc}".lower()
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port
+    except ValueError:
+        return value.strip().lower()
+    default = {"http": 80, "https": 443}.get(scheme)
+    netloc = parts.hostname if port in (None, default) else f"{parts.hostname}:{port}"
+    return f"{scheme}://{netloc}".lower()
 
 
 class DeliveryUrls:
@@ -277,6 +284,8 @@ class DeliveryUrls:
         if row.state == "consumed":
             raise RenderFailed("A failed render consumed this URL; mint a new one.")
         if row.max_uses and row.uses >= row.max_uses:
+            if row.renew_until is None and self._clock.now() >= row.expires_at:
+                raise Forbidden("This delivery URL expired; mint a new one.")
             raise Exhausted(_EXHAUSTED)
         spec = await self._spec(row)
         etag = self._renderer.etag(spec)

@@ -20,7 +20,7 @@ from PIL import Image
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.domain.clock import Clock
-from carimg.domain.errors import DomainError, RenderFailed, Unavailable
+from carimg.domain.errors import RenderFailed, Unavailable
 from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.ledger import Ledger
@@ -207,9 +207,9 @@ class ImageService:
             await self._budget.reserve(account)
         try:
             balance, reference = await self._charge(account, spec, request_id)
-        except DomainError:
-            if reserved:  # refused before rendering: the reservation goes back
-                await self._budget.release(account)
+        except BaseException:
+            if reserved:  # refused (or failed) before rendering: the reservation goes back
+                await asyncio.shield(self._budget.release(account))
             raise
         try:
             image = await self.renderer.image(spec)

@@ -10,6 +10,7 @@ import pytest
 
 from carimg.services import Services
 from carimg.store.usage import UsageStore
+from tests.api.images_helpers import fresh_paint
 from tests.api.test_billing import fill_month
 from tests.conftest import Customer
 
@@ -70,3 +71,21 @@ async def test_concurrent_new_vehicles_never_pass_the_cap(
     assert sorted(r.status_code for r in responses) == [201] * 3 + [402] * 5
     month = services.clock.now().strftime("%Y-%m")
     assert await UsageStore(services.db).vehicles_in_month(customer.account_id, month) == 100
+
+
+@VARIANT_B
+async def test_a_refunded_render_counts_no_vehicle(
+    client: httpx.AsyncClient, customer: Customer, services: Services
+) -> None:
+    async def broken(*_: object) -> bytes:
+        raise RuntimeError("render crashed")
+
+    services.images.renderer.pool.render = broken  # type: ignore[method-assign]
+    response = await client.get(
+        "/api/v1/images/car",
+        params={**camry(2018), "color": fresh_paint()},
+        headers=customer.headers,
+    )
+    assert response.status_code == 502
+    month = services.clock.now().strftime("%Y-%m")
+    assert await UsageStore(services.db).vehicles_in_month(customer.account_id, month) == 0

@@ -205,8 +205,9 @@ class ImageService:
         reserved = self.renderer.cached(spec) is None and not self.renderer.has_source(spec)
         if reserved:
             await self._budget.reserve(account)
+        counted: list[str] = []  # vehicles this request counted toward a plan cap
         try:
-            balance, reference = await self._charge(account, spec, request_id)
+            balance, reference = await self._charge(account, spec, request_id, counted)
         except BaseException:
             if reserved:  # refused (or failed) before rendering: the reservation goes back
                 await asyncio.shield(self._budget.release(account))
@@ -217,6 +218,7 @@ class ImageService:
             logger.exception("render failed", extra={"request_id": request_id})
             await self._ledger.refund(reference, note="render failed")
             await self._usage.forget_delivery(request_id, account.id)
+            await self._usage.forget_vehicles(account.id, self._caps.month(), counted)
             if isinstance(error, Unavailable):
                 raise
             raise RenderFailed(
@@ -233,13 +235,15 @@ class ImageService:
             credits_remaining=balance,
         )
 
-    async def _charge(self, account: Account, spec: ImageSpec, request_id: str) -> tuple[int, str]:
-        """Debit one image and record the delivery in the same transaction."""
+    async def _charge(
+        self, account: Account, spec: ImageSpec, request_id: str, counted: list[str]
+    ) -> tuple[int, str]:
+        """Debit one image and record the delivery (and plan usage, into `counted`) with it."""
         reference = f"debit:image:{uuid.uuid4().hex}"
         now = self._clock.now()
 
         async def record(conn: AsyncConnection, _balance: int) -> None:
-            await self._caps.admit(conn, account, [spec.vehicle.id])
+            counted.extend(await self._caps.admit(conn, account, [spec.vehicle.id]))
             await self._usage.record_delivery(
                 conn, request_id, account.id, spec.vehicle.id, spec.view, spec.color, now
             )

@@ -28,17 +28,22 @@ class PlanCaps:
 
     async def admit(
         self, conn: AsyncConnection, account: Account, vehicle_ids: Sequence[str]
-    ) -> None:
-        """Count the vehicles on the paying transaction; 402 plan_vehicle_limit past the cap."""
+    ) -> list[str]:
+        """Count the vehicles on the paying transaction; 402 plan_vehicle_limit past the cap.
+
+        Returns the vehicles newly counted (to un-count if the request is refunded).
+        """
         plan = self.plan_of(account)
         if plan is None:
-            return
+            return []
         cap = plan.distinct_vehicles_per_month
-        month = month_key(self._clock.now())
         try:
-            await UsageStore.admit_in(conn, account.id, month, list(vehicle_ids), cap)
+            return await UsageStore.admit_in(conn, account.id, self.month(), list(vehicle_ids), cap)
         except VehicleCapReached as reached:
             raise self._limit(plan, reached.counted, vehicle_ids) from reached
+
+    def month(self) -> str:
+        return month_key(self._clock.now())
 
     def _limit(self, plan: Plan, counted: int, vehicle_ids: Sequence[str]) -> PlanLimitReached:
         cap = plan.distinct_vehicles_per_month

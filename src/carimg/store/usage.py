@@ -28,12 +28,12 @@ class UsageStore:
     @staticmethod
     async def admit_in(
         conn: AsyncConnection, account_id: str, month: str, vehicle_ids: list[str], cap: int
-    ) -> int:
+    ) -> list[str]:
         """Count vehicles for the month on the caller's transaction (the debit that pays).
 
         Vehicles already counted this month are always admitted. Raises VehicleCapReached when
         a new one would pass `cap`; the caller's transaction then rolls back, counting nothing.
-        Returns the month's count.
+        Returns the vehicles this call counted (new this month).
         """
         if conn.dialect.name == "postgresql":  # serialise counting per account and month
             await conn.execute(
@@ -46,16 +46,31 @@ class UsageStore:
         count_query = select(func.count()).select_from(monthly_vehicles).where(condition)
         before = int(await conn.scalar(count_query) or 0)
         dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
+        added: list[str] = []
         for vehicle_id in dict.fromkeys(vehicle_ids):
-            await conn.execute(
+            result = await conn.execute(
                 dialect_insert(monthly_vehicles)
                 .values(account_id=account_id, month=month, vehicle_id=vehicle_id)
                 .on_conflict_do_nothing()
             )
-        after = int(await conn.scalar(count_query) or 0)
-        if after > cap and after > before:
+            if result.rowcount:
+                added.append(vehicle_id)
+        if before + len(added) > cap and added:
             raise VehicleCapReached(before)
-        return after
+        return added
+
+    async def forget_vehicles(self, account_id: str, month: str, vehicle_ids: list[str]) -> None:
+        """Un-count vehicles a refunded request counted (it delivered nothing)."""
+        if not vehicle_ids:
+            return
+        async with self._db.write.begin() as conn:
+            await conn.execute(
+                delete(monthly_vehicles).where(
+                    monthly_vehicles.c.account_id == account_id,
+                    monthly_vehicles.c.month == month,
+                    monthly_vehicles.c.vehicle_id.in_(vehicle_ids),
+                )
+            )
 
     async def admit_vehicle(
         self, account_id: str, month: str, vehicle_id: str, cap: int
@@ -63,9 +78,10 @@ class UsageStore:
         """Count one vehicle in a transaction of its own; returns (admitted, count)."""
         try:
             async with self._db.write.begin() as conn:
-                return True, await self.admit_in(conn, account_id, month, [vehicle_id], cap)
+                await self.admit_in(conn, account_id, month, [vehicle_id], cap)
         except VehicleCapReached as reached:
             return False, reached.counted
+        return True, await self.vehicles_in_month(account_id, month)
 
     async def vehicles_in_month(self, account_id: str, month: str) -> int:
         query = (

@@ -47,8 +47,13 @@ def validate_body(model: type[Model], raw: Any) -> Model:
         raise InvalidParameter(name, f"Invalid '{name}': {first['msg']}.") from None
 
 
-def body_openapi(*models: type[BaseModel], description: str) -> dict[str, Any]:
-    """`openapi_extra` documenting a JSON body the endpoint reads itself.
+def body_openapi(
+    *models: type[BaseModel],
+    description: str,
+    required: bool = True,
+    media_types: tuple[str, ...] = ("application/json",),
+) -> dict[str, Any]:
+    """`openapi_extra` documenting a body the endpoint reads itself.
 
     Declaring the body as a parameter would make the framework read and parse it before the
     endpoint could refuse it (413 over the limit, 401 without a key).
@@ -57,8 +62,8 @@ def body_openapi(*models: type[BaseModel], description: str) -> dict[str, Any]:
     schema = schemas[0] if len(schemas) == 1 else {"anyOf": schemas}
     return {
         "requestBody": {
-            "required": True,
+            "required": required,
             "description": description,
-            "content": {"application/json": {"schema": schema}},
+            "content": {media_type: {"schema": schema} for media_type in media_types},
         }
     }

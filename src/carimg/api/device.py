@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.responses import HTMLResponse, Response
 
 from carimg.api.auth import ServicesDep
-from carimg.api.bodies import parse_json, read_body, validate_body
+from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.problems import problem_responses
@@ -119,17 +119,6 @@ async def _fields(request: Request) -> Any:
     return fields
 
 
-def _body_openapi(model: type[BaseModel], *, required: bool, description: str) -> dict[str, Any]:
-    schema = model.model_json_schema()
-    return {
-        "requestBody": {
-            "required": required,
-            "description": description,
-            "content": {"application/json": {"schema": schema}, FORM: {"schema": schema}},
-        }
-    }
-
-
 def _oauth_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {
         status: {
@@ -154,8 +143,11 @@ def _oauth_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
         **problem_responses(400, 413, 429, 503),
     },
     dependencies=[StrictQuery],
-    openapi_extra=_body_openapi(
-        DeviceCodeRequest, required=False, description="Optional: the client's name."
+    openapi_extra=body_openapi(
+        DeviceCodeRequest,
+        required=False,
+        description="Optional: the client's name.",
+        media_types=("application/json", FORM),
     ),
 )
 async def create_device_code(request: Request, services: ServicesDep) -> Response:
@@ -197,8 +189,10 @@ def _oauth_error(
         **problem_responses(413, 503),
     },
     dependencies=[StrictQuery],
-    openapi_extra=_body_openapi(
-        DeviceTokenRequest, required=True, description="The device_code to poll with."
+    openapi_extra=body_openapi(
+        DeviceTokenRequest,
+        description="The device_code to poll with.",
+        media_types=("application/json", FORM),
     ),
 )
 async def create_device_token(request: Request, services: ServicesDep) -> Response:

@@ -151,7 +151,7 @@ async def build_services(
             account_store,
             clock,
         ),
-        idempotency=Idempotency(IdempotencyStore(db), clock),
+        idempotency=Idempotency(IdempotencyStore(db, secret_key), clock),
         partners=partners,
         embed=EmbedGrants(partners, renderer, settings, secret_key, budget, clock),
         secret_key=secret_key,

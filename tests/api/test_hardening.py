@@ -195,3 +195,20 @@ async def test_an_exhausted_url_that_also_expired_answers_403(
     assert (await client.get(path)).status_code == 200
     clock.advance(61)  # type: ignore[attr-defined]
     assert (await client.get(path)).status_code == 403
+
+
+async def test_stored_idempotent_responses_do_not_hold_delivery_tokens_in_clear(
+    client: httpx.AsyncClient, customer: Customer, services: Services
+) -> None:
+    from sqlalchemy import select
+
+    from carimg.store.tables import idempotency
+
+    headers = {**customer.headers, "Idempotency-Key": "order-88"}
+    minted = await client.post("/api/v1/image-urls", json=THUMB, headers=headers)
+    token = minted.json()["data"][0]["url"].rsplit("/", 1)[1]
+    async with services.engine.connect() as conn:
+        stored = (await conn.execute(select(idempotency.c.body))).scalar_one()
+    assert token.encode() not in stored
+    replay = await client.post("/api/v1/image-urls", json=THUMB, headers=headers)
+    assert replay.content == minted.content

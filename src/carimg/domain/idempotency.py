@@ -73,7 +73,7 @@ class Idempotency:
         """
 
         async def record(conn: AsyncConnection, response: RecordedResponse) -> None:
-            await IdempotencyStore.complete_in(
+            await self._store.complete_in(
                 conn, account_id, route, key, response.status, response.headers, response.body
             )
 

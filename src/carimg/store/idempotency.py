@@ -1,11 +1,18 @@
-"""Idempotency-Key records in SQL: claimed with an INSERT, so every process sees one owner."""
+"""Idempotency-Key records in SQL: claimed with an INSERT, so every process sees one owner.
+
+Stored responses can hold delivery URLs (bearer tokens), so their bodies are encrypted at rest
+with a key derived from the deployment's secret.
+"""
 
 from __future__ import annotations
 
+import base64
+import hashlib
 import json
 from dataclasses import dataclass
 from datetime import datetime
 
+from cryptography.fernet import Fernet, InvalidToken
 from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -25,8 +32,10 @@ class StoredResponse:
 
 
 class IdempotencyStore:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, secret_key: str) -> None:
         self._db = db
+        digest = hashlib.sha256(f"carimg:idempotency:{secret_key}".encode()).digest()
+        self._cipher = Fernet(base64.urlsafe_b64encode(digest))
 
     async def claim(
         self, account_id: str, route: str, key: str, request_hash: str, now: datetime
@@ -64,13 +73,20 @@ class IdempotencyStore:
             state=mapping["state"],
             status=mapping["status"],
             headers=json.loads(mapping["headers"] or "{}"),
-            body=mapping["body"],
+            body=self._decrypt(mapping["body"]),
             created_at=mapping["created_at"],
         )
 
-    @staticmethod
+    def _decrypt(self, stored: bytes | None) -> bytes | None:
+        if stored is None:
+            return None
+        try:
+            return self._cipher.decrypt(stored)
+        except InvalidToken:  # written under another secret: as good as forgotten
+            return None
+
     async def complete_in(
-        conn: AsyncConnection, account_id: str, route: str, key: str, status: int,
+        self, conn: AsyncConnection, account_id: str, route: str, key: str, status: int,
         headers: dict[str, str], body: bytes,
     ) -> None:  # fmt: skip
         """Record the response on the caller's transaction (the one that charged for it)."""
@@ -81,7 +97,12 @@ class IdempotencyStore:
                 idempotency.c.route == route,
                 idempotency.c.key == key,
             )
-            .values(state="done", status=status, headers=json.dumps(headers), body=body)
+            .values(
+                state="done",
+                status=status,
+                headers=json.dumps(headers),
+                body=self._cipher.encrypt(body),
+            )
         )
 
     async def complete(

@@ -59,20 +59,24 @@ def _grid_tris(nu: int, nv: int, wrap_u: bool, wrap_v: bool) -> I32:
 
 
 @njit(cache=True, nogil=True)
+def _face_normal(verts: F64, i0: int, i1: int, i2: int) -> tuple[float, float, float]:
+    """Cross product of a triangle's edges (unnormalised: its length is twice the area)."""
+    e1x = verts[i1, 0] - verts[i0, 0]
+    e1y = verts[i1, 1] - verts[i0, 1]
+    e1z = verts[i1, 2] - verts[i0, 2]
+    e2x = verts[i2, 0] - verts[i0, 0]
+    e2y = verts[i2, 1] - verts[i0, 1]
+    e2z = verts[i2, 2] - verts[i0, 2]
+    return e1y * e2z - e1z * e2y, e1z * e2x - e1x * e2z, e1x * e2y - e1y * e2x
+
+
+@njit(cache=True, nogil=True)
 def _vertex_normals(verts: F64, tris: I32, out: F64) -> None:
     for t in range(tris.shape[0]):
         i0 = tris[t, 0]
         i1 = tris[t, 1]
         i2 = tris[t, 2]
-        e1x = verts[i1, 0] - verts[i0, 0]
-        e1y = verts[i1, 1] - verts[i0, 1]
-        e1z = verts[i1, 2] - verts[i0, 2]
-        e2x = verts[i2, 0] - verts[i0, 0]
-        e2y = verts[i2, 1] - verts[i0, 1]
-        e2z = verts[i2, 2] - verts[i0, 2]
-        fx = e1y * e2z - e1z * e2y
-        fy = e1z * e2x - e1x * e2z
-        fz = e1x * e2y - e1y * e2x
+        fx, fy, fz = _face_normal(verts, i0, i1, i2)
         for i in (i0, i1, i2):
             out[i, 0] += fx
             out[i, 1] += fy
@@ -93,15 +97,7 @@ def _outward_faces(verts: F64, normals: F64, tris: I32, out: F64) -> None:
         i0 = tris[t, 0]
         i1 = tris[t, 1]
         i2 = tris[t, 2]
-        e1x = verts[i1, 0] - verts[i0, 0]
-        e1y = verts[i1, 1] - verts[i0, 1]
-        e1z = verts[i1, 2] - verts[i0, 2]
-        e2x = verts[i2, 0] - verts[i0, 0]
-        e2y = verts[i2, 1] - verts[i0, 1]
-        e2z = verts[i2, 2] - verts[i0, 2]
-        fx = e1y * e2z - e1z * e2y
-        fy = e1z * e2x - e1x * e2z
-        fz = e1x * e2y - e1y * e2x
+        fx, fy, fz = _face_normal(verts, i0, i1, i2)
         d = 0.0
         for i in (i0, i1, i2):
             d += fx * normals[i, 0] + fy * normals[i, 1] + fz * normals[i, 2]

@@ -25,6 +25,7 @@ run: $(STAMP)
 ## Gates and the whole test suite.
 test: check
 	@scripts/ensure-nginx.sh
+	@scripts/ensure-chromium.sh
 	$(BIN)/pytest -n 2 -q
 
 check: $(STAMP)

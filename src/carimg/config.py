@@ -89,6 +89,12 @@ class Settings(BaseSettings):
         default=3, ge=1, description="Negative reports that flag a render for regeneration."
     )
     log_level: str = Field(default="info", description="uvicorn log level.")
+    playground_daily_limit: int = Field(
+        default=200,
+        ge=1,
+        description="New image variants one playground cookie may preview per day (UTC) on "
+        "/images/car.png; past it the preview answers 429.",
+    )
 
     @field_validator("base_url")
     @classmethod

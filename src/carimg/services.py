@@ -153,7 +153,7 @@ async def build_services(
         ),
         idempotency=Idempotency(IdempotencyStore(db, secret_key), clock),
         partners=partners,
-        embed=EmbedGrants(partners, renderer, settings, secret_key, budget, clock),
+        embed=EmbedGrants(partners, renderer, settings, secret_key, budget, clock, counters),
         secret_key=secret_key,
         pricing=pricing,
         billing=Billing(CheckoutStore(db), provider, pricing, settings, clock),

@@ -166,7 +166,7 @@ async def get_embed_image(
         return _image(
             request, spec, etag, result.data, result.width, result.height, result.source, headers
         )
-    if grants.has_session(request.cookies):
+    if await grants.session_grant(request.cookies, etag):
         return _free(
             request, spec, etag, await grants.free(spec, "session"), "private, max-age=300"
         )

@@ -4,7 +4,8 @@
 2. mode=cached: free, serves only variants already rendered, never renders;
 3. the home-page examples: free;
 4. an API key in a header (the `key` query parameter only when the legacy setting is on): 1 credit;
-5. the playground cookie or a signed-in session: free.
+5. a signed-in session, or the playground cookie: free; a playground cookie previews at most
+   `playground_daily_limit` distinct variants a day (repeat loads of one variant count once).
 Anything else is 401 (or, while the deployment still serves open embeds, free with a warning).
 """
 
@@ -13,22 +14,27 @@ from __future__ import annotations
 import hmac
 import math
 import re
+import secrets
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Literal
 
 from carimg.config import Settings
 from carimg.domain.clock import Clock
-from carimg.domain.errors import Forbidden, NotFound, Unauthenticated
+from carimg.domain.errors import Forbidden, NotFound, RateLimited, Unauthenticated
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.images import Renderer
 from carimg.domain.renderbudget import RenderBudget
-from carimg.domain.signing import MAX_EMBED_LIFETIME, embed_signature, unsign_value
+from carimg.domain.signing import MAX_EMBED_LIFETIME, embed_signature, sign_value, unsign_value
+from carimg.store.counters import Counters
 from carimg.store.partners import PartnerStore
 
 Grant = Literal["partner", "cached", "example", "key", "session", "open"]
 _SIGNATURE = re.compile(r"[0-9a-f]{64}")
 PLAYGROUND_COOKIE = "carimg_playground"
 SESSION_COOKIE = "carimg_session"
+PLAYGROUND_LIFETIME = 86400  # seconds a playground cookie lasts; the page renews it on each visit
+_DAY = 86400
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +58,7 @@ class EmbedGrants:
         secret_key: str,
         budget: RenderBudget,
         clock: Clock,
+        counters: Counters,
     ) -> None:
         self._partners = partners
         self._renderer = renderer
@@ -59,6 +66,7 @@ class EmbedGrants:
         self._secret = secret_key
         self._budget = budget
         self._clock = clock
+        self._counters = counters
         self._examples = {tuple(entry.split("/")) for entry in settings.embed_examples}
 
     async def check_partner_signature(self, raw: list[tuple[str, str]]) -> int:
@@ -86,14 +94,52 @@ class EmbedGrants:
         entry = (vehicle.make.slug, vehicle.model.slug, str(vehicle.year), spec.view, spec.color)
         return entry in self._examples
 
-    def has_session(self, cookies: dict[str, str]) -> bool:
-        """A valid playground cookie or signed-in session cookie (both signed, with an expiry)."""
-        for name in (PLAYGROUND_COOKIE, SESSION_COOKIE):
-            token = cookies.get(name)
-            payload = unsign_value(self._secret, name, token) if token else None
-            if payload and float(payload.get("exp", 0)) > self._clock.time():
-                return True
-        return False
+    def playground_cookie(self) -> tuple[str, int]:
+        """A new playground cookie value (its own id, an expiry) and its lifetime in seconds."""
+        payload = {"id": secrets.token_urlsafe(12), "exp": self._clock.time() + PLAYGROUND_LIFETIME}
+        return sign_value(self._secret, PLAYGROUND_COOKIE, payload), PLAYGROUND_LIFETIME
+
+    def _cookie_id(self, cookies: dict[str, str], name: str) -> str | None:
+        """The id of a valid cookie (signed for `name`, not expired), else None."""
+        token = cookies.get(name)
+        if not token:
+            return None
+        payload = unsign_value(self._secret, name, token)
+        if not payload or float(payload.get("exp", 0)) <= self._clock.time():
+            return None
+        # a cookie signed without an id is told apart by its signature
+        return str(payload.get("id") or token.rpartition(".")[2][:24])
+
+    async def session_grant(self, cookies: dict[str, str], variant: str) -> bool:
+        """A signed-in session, or a playground cookie within its daily previews of new
+        variants (429 past it)."""
+        if self._cookie_id(cookies, SESSION_COOKIE) is not None:
+            return True
+        playground = self._cookie_id(cookies, PLAYGROUND_COOKIE)
+        if playground is None:
+            return False
+        await self._count_preview(playground, variant)
+        return True
+
+    async def _count_preview(self, cookie_id: str, variant: str) -> None:
+        now = math.floor(self._clock.time())
+        day, left = now // _DAY, _DAY - now % _DAY
+        seen_key, total_key = f"pg:{cookie_id}:{day}:{variant}", f"pg:{cookie_id}:{day}"
+        if await self._counters.incr(seen_key, 1, left) > 1:
+            return  # this cookie already previewed this variant today
+        limit = self._settings.playground_daily_limit
+        if await self._counters.incr(total_key, 1, left) > limit:
+            await self._counters.incr(total_key, -1, left)
+            await self._counters.incr(seen_key, -1, left)
+            reset_at = datetime.fromtimestamp((day + 1) * _DAY, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+            raise RateLimited(
+                f"This playground session previewed its {limit} new images for today; previews "
+                f"resume at {reset_at}. Sign in, or use an API key, for more.",
+                retry_after=left,
+                code="playground_daily_limit",
+                limit=limit,
+                reset_at=reset_at,
+            )
 
     async def cached_only(self, spec: ImageSpec) -> FreeImage:
         """mode=cached: serve what is already rendered, never render."""

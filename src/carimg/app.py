@@ -10,7 +10,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 
-from carimg import __version__
+from carimg import __version__, web
 from carimg.api import (
     account,
     billing,
@@ -87,8 +87,10 @@ def create_app(
     for module in (
         health, options, vehicles, images, image_urls, delivery, embed, account, billing,
         feedback, events, resolve, device,
+        web,
     ):  # fmt: skip
         app.include_router(module.router)
+    web.install(app)
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

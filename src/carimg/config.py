@@ -89,6 +89,27 @@ class Settings(BaseSettings):
         default=3, ge=1, description="Negative reports that flag a render for regeneration."
     )
     log_level: str = Field(default="info", description="uvicorn log level.")
+    session_days: int = Field(
+        default=14, ge=1, le=365, description="Days a web sign-in lasts (the session cookie)."
+    )
+    password_hash_memory_kib: int = Field(
+        default=65536, ge=64, description="argon2id memory per password hash, KiB (RFC 9106)."
+    )
+    password_hash_iterations: int = Field(
+        default=3, ge=1, description="argon2id passes per password hash."
+    )
+    smtp_host: str | None = Field(
+        default=None,
+        description="Mail server for password-reset links; unset: the link is written to the "
+        "server log (level WARNING, logger carimg.web) for the operator to pass on.",
+    )
+    smtp_port: int = Field(default=587, ge=1, le=65535, description="Mail server port.")
+    smtp_username: str | None = Field(default=None, description="Mail server user name.")
+    smtp_password: str | None = Field(default=None, description="Mail server password.")
+    smtp_starttls: bool = Field(default=True, description="Upgrade the mail connection (STARTTLS).")
+    mail_from: str = Field(
+        default="carimg <no-reply@localhost>", description="Sender of password-reset mail."
+    )
     playground_daily_limit: int = Field(
         default=200,
         ge=1,

@@ -25,11 +25,13 @@ from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing, pricing_for
 from carimg.domain.ratelimit import RateWindows
 from carimg.domain.renderbudget import RenderBudget
+from carimg.domain.web_accounts import WebAccounts, mailer_for
 from carimg.render import RenderPool
 from carimg.render._version import RENDERER_VERSION
 from carimg.store.accounts import AccountStore
 from carimg.store.checkouts import CheckoutStore
 from carimg.store.counters import Counters, MemoryCounters, RedisCounters
+from carimg.store.credentials import CredentialStore
 from carimg.store.db import Database, migrate
 from carimg.store.delivery_urls import DeliveryUrlStore
 from carimg.store.device_codes import DeviceCodeStore
@@ -65,6 +67,7 @@ class Services:
     events: EventStore
     render_pool: RenderPool
     device: DeviceLogin
+    web_accounts: WebAccounts
 
     @property
     def engine(self) -> AsyncEngine:
@@ -168,6 +171,18 @@ async def build_services(
             Accounts(AccountStore(db), ledger_store, clock),
             AccountStore(db),
             counters,
+            clock,
+        ),
+        web_accounts=WebAccounts(
+            CredentialStore(db),
+            Accounts(account_store, ledger_store, clock),
+            account_store,
+            ledger,
+            Billing(CheckoutStore(db), provider, pricing, settings, clock),
+            pricing,
+            counters,
+            mailer_for(settings),
+            settings,
             clock,
         ),
     )

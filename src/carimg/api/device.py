@@ -2,18 +2,17 @@
 
 Both are public and read JSON, `application/x-www-form-urlencoded` or (the code request) an empty
 body. Token errors are OAuth error bodies (RFC 6749 §5.2), not problem documents, because device
-clients are OAuth clients.
+clients are OAuth clients. The human approves at `/activate` (`web/activate.py`).
 """
 
 from __future__ import annotations
 
-from html import escape
 from typing import Any, Literal
 from urllib.parse import parse_qsl
 
 from fastapi import APIRouter, Request
 from pydantic import BaseModel, ConfigDict, Field
-from starlette.responses import HTMLResponse, Response
+from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep
 from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
@@ -228,36 +227,3 @@ async def create_device_token(request: Request, services: ServicesDep) -> Respon
         headers=NO_STORE,
     )
 
-
-_ACTIVATE = """<!doctype html><html lang="en"><head><meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>Activate a device · carimg</title>
-<style>body{{font:16px/1.5 system-ui,sans-serif;max-width:34rem;margin:3rem auto;padding:0 1rem;
-color:#1d2125}}code{{background:#eef1f4;padding:.1rem .3rem;border-radius:4px}}</style></head>
-<body><h1>Activate a device</h1>{body}</body></html>"""
-
-
-@router.get("/activate", include_in_schema=False)
-async def activate_page(services: ServicesDep, user_code: str = "") -> Response:
-    """What the device's `verification_uri` opens. Until browser sign-in exists, an operator
-    approves the code with `carimg admin approve-device`; the page says so and shows what asks."""
-    if not user_code:
-        body = (
-            "<p>Enter the code your device shows: open this page with <code>?user_code=</code>.</p>"
-        )
-        return HTMLResponse(_ACTIVATE.format(body=body))
-    try:
-        pending = await services.device.pending(user_code)
-    except DomainError as error:
-        body = f"<p>{escape(error.detail)}</p>"
-        return HTMLResponse(_ACTIVATE.format(body=body), status_code=error.status)
-    body = (
-        f"<p><strong>{escape(pending.client_name or 'A device')}</strong> asks for a key with "
-        f"{escape(', '.join(pending.scopes))}, with code <code>{escape(pending.user_code)}</code> "
-        f"(valid for {pending.expires_in // 60} more minutes).</p>"
-        "<p>Approving in the browser needs the signed-in dashboard, which this deployment does "
-        "not have yet. Ask the operator to run "
-        f"<code>carimg admin approve-device --user-code {escape(pending.user_code)} "
-        "--email YOUR_EMAIL</code>, or to deny it.</p>"
-    )
-    return HTMLResponse(_ACTIVATE.format(body=body))

@@ -144,6 +144,7 @@ class Accounts:
             raise Forbidden(
                 "This account is suspended; contact the operator.", code="account_suspended"
             )
+        await self._store.touch_key(key.id, self._clock.now())
         return Principal(account=account, key=key)
 
 

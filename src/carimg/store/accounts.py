@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, cast
 
 from sqlalchemy import func, insert, select, update
@@ -40,6 +40,9 @@ def _key(row: Mapping[Any, Any]) -> ApiKey:
     )
 
 
+KEY_USE_RESOLUTION = timedelta(minutes=1)  # a key's last use is recorded to the minute
+
+
 class AccountExists(Exception):
     """An account with this e-mail address already exists."""
 
@@ -53,6 +56,7 @@ class AccountStore:
 
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._touched: dict[str, datetime] = {}
 
     async def create(
         self, *, account_id: str, email: str, plan: str, credits: int, now: datetime
@@ -155,6 +159,20 @@ class AccountStore:
         mapping = row._mapping
         account = {c.name: mapping[f"acct__{c.name}"] for c in accounts.c}
         return _key(mapping), _account(account)
+
+    async def touch_key(self, key_id: str, now: datetime) -> None:
+        """Record that a key was used, at most once a minute per key and process, so the paid
+        image path stays a read almost always."""
+        last = self._touched.get(key_id)
+        if last is not None and now - last < KEY_USE_RESOLUTION:
+            return
+        if len(self._touched) >= 100_000:
+            self._touched.clear()
+        self._touched[key_id] = now
+        async with self._db.write.begin() as conn:
+            await conn.execute(
+                update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=now)
+            )
 
     async def key(self, key_id: str) -> ApiKey | None:
         async with self._db.read.connect() as conn:

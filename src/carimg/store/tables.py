@@ -69,6 +69,7 @@ api_keys = Table(
     Column("created_at", UtcDateTime(), nullable=False),
     Column("revoked_at", UtcDateTime(), nullable=True),
     Column("rate_limit_per_minute", Integer, nullable=True),
+    Column("last_used_at", UtcDateTime(), nullable=True),  # written at most once a minute
     Index("ix_api_keys_account", "account_id"),
 )
 
@@ -229,4 +230,35 @@ device_codes = Table(
     Column("decided_at", UtcDateTime(), nullable=True),
     Column("key_id", String(40), nullable=True),
     Index("ix_device_codes_expires", "expires_at"),
+)
+
+# Web sign-in (migration 0008): an argon2id hash per account that has a password, browser sessions
+# and password-reset tokens stored as SHA-256 digests (the cookie and the e-mailed link hold them).
+web_passwords = Table(
+    "web_passwords",
+    metadata,
+    Column("account_id", String(40), ForeignKey("accounts.id"), primary_key=True),
+    Column("password_hash", String(255), nullable=False),
+    Column("updated_at", UtcDateTime(), nullable=False),
+)
+
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("id_hash", String(64), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("expires_at", UtcDateTime(), nullable=False),
+    Index("ix_web_sessions_account", "account_id"),
+)
+
+password_resets = Table(
+    "password_resets",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("expires_at", UtcDateTime(), nullable=False),
+    Column("used_at", UtcDateTime(), nullable=True),
+    Index("ix_password_resets_account", "account_id"),
 )

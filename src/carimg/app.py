@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
+from starlette.routing import Route
 
 from carimg import __version__, web
 from carimg.api import (
@@ -31,6 +32,7 @@ from carimg.api.problems import Problem, install_problem_handlers
 from carimg.catalog import Catalog, load_catalog
 from carimg.config import Settings
 from carimg.domain.clock import Clock
+from carimg.mcp.endpoint import MCP_PATH, McpEndpoint
 from carimg.render import RenderPool
 from carimg.services import build_services
 
@@ -60,12 +62,15 @@ def create_app(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     catalog = catalog or load_catalog()
 
+    mcp_endpoint = McpEndpoint()
+
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = await build_services(settings, catalog, clock=clock, render_pool=render_pool)
         app.state.services = services
         try:
-            yield
+            async with mcp_endpoint.running(services, app.openapi):
+                yield
         finally:
             await services.close()
 
@@ -91,6 +96,8 @@ def create_app(
     ):  # fmt: skip
         app.include_router(module.router)
     web.install(app)
+    # Exactly /api/mcp (no redirect to a trailing slash): the SDK's transport as an ASGI app.
+    app.router.routes.append(Route(MCP_PATH, mcp_endpoint, methods=["GET", "POST", "DELETE"]))
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 

@@ -34,6 +34,15 @@ def credential_of(request: Request) -> str | None:
     return request.headers.get("x-api-key")
 
 
+async def principal_for(services: Services, request: Request) -> Principal:
+    """The principal behind the request's credential, counted against its rate windows."""
+    principal = await services.accounts.authenticate(credential_of(request))
+    request.state.principal = principal
+    state = await services.rate.hit(principal)
+    request.state.rate_headers = state.headers()
+    return principal
+
+
 def authenticated(*scopes: str) -> Callable[..., Awaitable[Principal]]:
     """A dependency: the principal, counted against its rate windows, holding one of `scopes`."""
 
@@ -43,10 +52,7 @@ def authenticated(*scopes: str) -> Callable[..., Awaitable[Principal]]:
         _bearer: Annotated[object, Depends(bearer_scheme)] = None,
         _api_key: Annotated[object, Depends(api_key_scheme)] = None,
     ) -> Principal:
-        principal = await services.accounts.authenticate(credential_of(request))
-        request.state.principal = principal
-        state = await services.rate.hit(principal)
-        request.state.rate_headers = state.headers()
+        principal = await principal_for(services, request)
         if scopes:
             require_scope(principal, *scopes)
         return principal

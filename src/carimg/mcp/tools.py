@@ -308,7 +308,10 @@ def image_content(result: ImageResult) -> CallToolResult:
 
 def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
     """An MCP server offering carimg's tools, each delegating to `backend`."""
-    server: MCPServer = MCPServer(SERVER_NAME, instructions=INSTRUCTIONS, version=version)
+    # WARNING: the SDK logs every stateless request at INFO.
+    server: MCPServer = MCPServer(
+        SERVER_NAME, instructions=INSTRUCTIONS, version=version, log_level="WARNING"
+    )
 
     def tool(
         name: str,

@@ -223,6 +223,22 @@ class _Endpoints:
     # --- the catalog (GET /api/v1/vehicles, one method per shape) ------------------------------
 
     @endpoint
+    def vehicles(
+        self,
+        *,
+        year: int | None = None,
+        make_id: int | None = None,
+        q: str | None = None,
+        limit: int | None = None,
+        make: str | None = None,
+        model: str | None = None,
+    ) -> Operation[m.Envelope]:
+        """`GET /api/v1/vehicles` with any parameters: `data` in whichever of the six shapes
+        they select (the methods below return each shape typed)."""
+        params = {"year": year, "makeId": make_id, "q": q, "limit": limit}
+        return _public("/api/v1/vehicles", _model(m.Envelope), **params, make=make, model=model)
+
+    @endpoint
     def vehicle_years(self) -> Operation[m.YearsData]:
         """Every model year in the catalog."""
         return _public("/api/v1/vehicles", _catalog(m.YearsData))

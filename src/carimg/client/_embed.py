@@ -24,9 +24,11 @@ def sign_embed_url(
     format: str | None = None,
     expires_in: int = 86400,
     base_url: str | None = None,
+    now: float | None = None,
 ) -> str:
     """A `/images/car.png` URL signed with the partner `secret`, valid `expires_in` seconds
-    (at most 30 days). `base_url` defaults like the clients' (`CAR_IMAGE_API_URL`, …)."""
+    (at most 30 days from `now`, default the current time). `base_url` defaults like the
+    clients' (`CAR_IMAGE_API_URL`, …)."""
     params: dict[str, str | int] = {"brand": make, "model": model, "year": year}
     for name, value in (
         ("view", view),
@@ -38,4 +40,6 @@ def sign_embed_url(
     ):
         if value is not None:
             params[name] = value
-    return signed_embed_url(resolve_base_url(base_url), secret, params, expires_in=expires_in)
+    return signed_embed_url(
+        resolve_base_url(base_url), secret, params, expires_in=expires_in, now=now
+    )

@@ -89,6 +89,21 @@ class Settings(BaseSettings):
         default=3, ge=1, description="Negative reports that flag a render for regeneration."
     )
     log_level: str = Field(default="info", description="uvicorn log level.")
+    s3_bucket: str | None = Field(
+        default=None,
+        description="Keep the render cache in this S3 bucket instead of the local directory.",
+    )
+    s3_endpoint_url: str | None = Field(
+        default=None, description="S3-compatible endpoint (MinIO, …); default: AWS."
+    )
+    s3_region: str | None = Field(default=None, description="S3 region.")
+    s3_access_key_id: str | None = Field(
+        default=None, description="S3 access key id; default: boto3's credential chain."
+    )
+    s3_secret_access_key: str | None = Field(default=None, description="S3 secret access key.")
+    s3_prefix: str = Field(
+        default="renders/", description="Key prefix of the render cache inside the bucket."
+    )
     session_days: int = Field(
         default=14, ge=1, le=365, description="Days a web sign-in lasts (the session cookie)."
     )

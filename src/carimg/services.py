@@ -29,6 +29,7 @@ from carimg.domain.web_accounts import WebAccounts, mailer_for
 from carimg.render import RenderPool
 from carimg.render._version import RENDERER_VERSION
 from carimg.store.accounts import AccountStore
+from carimg.store.blobs import BlobStore, LocalBlobStore, S3BlobStore
 from carimg.store.checkouts import CheckoutStore
 from carimg.store.counters import Counters, MemoryCounters, RedisCounters
 from carimg.store.credentials import CredentialStore
@@ -76,6 +77,7 @@ class Services:
 
     async def close(self) -> None:
         self.render_pool.close()
+        self.images.renderer.cache.close()
         await self.counters.close()
         await self.db.dispose()
 
@@ -88,6 +90,25 @@ def _persistent_secret(path: Path) -> str:
     path.write_text(secret)
     path.chmod(0o600)
     return secret
+
+
+def build_blob_store(settings: Settings) -> BlobStore:
+    """The S3 bucket when one is set, else the local render cache directory."""
+    if settings.s3_bucket:
+        return S3BlobStore(
+            settings.s3_bucket,
+            prefix=settings.s3_prefix,
+            endpoint_url=settings.s3_endpoint_url,
+            region=settings.s3_region,
+            access_key_id=settings.s3_access_key_id,
+            secret_access_key=settings.s3_secret_access_key,
+        )
+    return LocalBlobStore(settings.render_cache_dir)
+
+
+def build_render_cache(settings: Settings) -> RenderCache:
+    """The render cache of one process (server or render worker)."""
+    return RenderCache(build_blob_store(settings), settings.derived_cache_mb * 1024 * 1024)
 
 
 async def build_services(
@@ -108,7 +129,7 @@ async def build_services(
     ledger_store = LedgerStore(db)
     ledger = Ledger(ledger_store, clock)
     pool = render_pool or RenderPool(settings.render_workers)
-    cache = RenderCache(settings.render_cache_dir, settings.derived_cache_mb * 1024 * 1024)
+    cache = build_render_cache(settings)
     pricing = pricing_for(settings.pricing_variant)
     feedback_store = FeedbackStore(db)
     usage = UsageStore(db)

@@ -132,8 +132,7 @@ async def test_head_answers_the_content_type_without_rendering(
     assert response.headers["etag"]
     assert render_calls.count == 0
     spec = parse_image_request(services.catalog, image)
-    assert services.images.renderer.cached(spec) is None
-    assert not services.images.renderer.has_source(spec)
+    assert await services.images.renderer.is_cold(spec)
 
 
 async def test_head_uses_no_load_of_a_capped_url(

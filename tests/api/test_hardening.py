@@ -10,6 +10,7 @@ import pytest
 
 from carimg.render import RenderPoolRestarted
 from carimg.services import Services
+from carimg.store.blobs import LocalBlobStore
 from carimg.store.render_cache import RenderCache
 from tests.api.delivery_helpers import THUMB, mint_url
 from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
@@ -97,16 +98,16 @@ async def test_event_timestamps_outside_the_era_are_400(
     assert response.status_code == 400 and response.json()["index"] == 0
 
 
-def test_the_memory_cache_counts_a_replaced_entry_once(tmp_path: Path) -> None:
-    cache = RenderCache(tmp_path, memory_bytes=1000)
+async def test_the_memory_cache_counts_a_replaced_entry_once(tmp_path: Path) -> None:
+    cache = RenderCache(LocalBlobStore(tmp_path), memory_bytes=1000)
     for _ in range(5):
-        cache.put_derived("same", b"x" * 200)
-    cache.put_derived("other", b"y" * 200)
+        await cache.put_derived("same", b"x" * 200)
+    await cache.put_derived("other", b"y" * 200)
     for path in tmp_path.rglob("*"):  # only the memory copies remain
         if path.is_file():
             path.unlink()
-    assert cache.get_derived("same") == b"x" * 200
-    assert cache.get_derived("other") == b"y" * 200
+    assert await cache.get_derived("same") == b"x" * 200
+    assert await cache.get_derived("other") == b"y" * 200
 
 
 @pytest.mark.parametrize("overrides", [{"operator_token": "s3cret-operator-token"}])

@@ -293,7 +293,7 @@ class DeliveryUrls:
             expires_at, _ = await self._current_expiry(row, bill=False)
             left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
             return Loaded(spec, etag, None, None, None, None, row.max_uses, left, row.restricted)
-        cold = self._renderer.cached(spec) is None and not self._renderer.has_source(spec)
+        cold = await self._renderer.is_cold(spec)
         if cold:  # a first load renders for the minting account: its daily share applies
             account = await self._accounts.by_id(row.account_id)
             if account is not None:

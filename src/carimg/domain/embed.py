@@ -143,7 +143,7 @@ class EmbedGrants:
 
     async def cached_only(self, spec: ImageSpec) -> FreeImage:
         """mode=cached: serve what is already rendered, never render."""
-        if self._renderer.cached(spec) is None:
+        if await self._renderer.cached(spec) is None:
             raise NotFound(
                 "This variant was never rendered; mode=cached serves rendered variants only."
             )
@@ -151,7 +151,7 @@ class EmbedGrants:
 
     async def free(self, spec: ImageSpec, grant: Grant, max_age: int | None = None) -> FreeImage:
         """Serve a free grant; a new render counts against the deployment's daily ceiling."""
-        if self._renderer.cached(spec) is None and not self._renderer.has_source(spec):
+        if await self._renderer.is_cold(spec):
             await self._budget.reserve_deployment()
         image = await self._renderer.image(spec)
         return FreeImage(image.data, image.width, image.height, image.source, grant, max_age)

@@ -11,6 +11,8 @@ import hashlib
 import io
 import logging
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import Literal, Protocol
 
@@ -28,6 +30,7 @@ from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
 from carimg.render import Appearance, RenderPool, RenderPoolRestarted, derive
+from carimg.store.blobs import BlobStoreError
 from carimg.store.records import Account, Principal
 from carimg.store.render_cache import RenderCache
 from carimg.store.usage import UsageStore
@@ -88,16 +91,23 @@ class Renderer:
         """Strong validator, stable per variant and renderer version."""
         return '"' + hashlib.sha256(spec.variant_key(self.version).encode()).hexdigest()[:32] + '"'
 
-    def cached(self, spec: ImageSpec) -> bytes | None:
-        return self.cache.get_derived(spec.variant_key(self.version))
+    async def cached(self, spec: ImageSpec) -> bytes | None:
+        with _store_errors():
+            return await self.cache.get_derived(spec.variant_key(self.version))
 
-    def has_source(self, spec: ImageSpec) -> bool:
-        return self.cache.has_source(spec.source_key(self.version))
+    async def has_source(self, spec: ImageSpec) -> bool:
+        with _store_errors():
+            return await self.cache.has_source(spec.source_key(self.version))
+
+    async def is_cold(self, spec: ImageSpec) -> bool:
+        """Neither the image nor its source exists yet: serving it means a new render."""
+        return await self.cached(spec) is None and not await self.has_source(spec)
 
     async def source(self, spec: ImageSpec) -> bytes:
         """The source PNG: from the cache, or rendered once however many requests wait for it."""
         key = spec.source_key(self.version)
-        cached = self.cache.get_source(key)
+        with _store_errors():
+            cached = await self.cache.get_source(key)
         if cached is not None:
             return cached
         running = self._in_flight.get(key)
@@ -121,7 +131,8 @@ class Renderer:
                     "The renderer restarted; nothing was charged for this attempt. Retry.",
                     headers={"Retry-After": "2"},
                 ) from restarted
-            await asyncio.to_thread(self.cache.put_source, key, png)
+            with _store_errors():
+                await self.cache.put_source(key, png)
             future.set_result(png)
             return png
         except BaseException as error:
@@ -133,7 +144,7 @@ class Renderer:
 
     async def image(self, spec: ImageSpec) -> RenderedImage:
         """The encoded image and where it came from: derived cache, cached source, or a render."""
-        cached = self.cached(spec)
+        cached = await self.cached(spec)
         if cached is not None:
             key = spec.variant_key(self.version)
             size = self._sizes.get(key)
@@ -142,7 +153,7 @@ class Renderer:
                 if len(self._sizes) > 50_000:  # a few MB at most: start over
                     self._sizes.clear()
             return RenderedImage(cached, size[0], size[1], "cache")
-        generated = not self.has_source(spec)
+        generated = not await self.has_source(spec)
         data, width, height = await self.derived(spec)
         return RenderedImage(data, width, height, "generated" if generated else "cache")
 
@@ -150,8 +161,22 @@ class Renderer:
         """The encoded image asked for, derived from the source and cached."""
         source = await self.source(spec)
         image = await asyncio.to_thread(_derive, source, spec)
-        await asyncio.to_thread(self.cache.put_derived, spec.variant_key(self.version), image[0])
+        with _store_errors():
+            await self.cache.put_derived(spec.variant_key(self.version), image[0])
         return image
+
+
+@contextmanager
+def _store_errors() -> Iterator[None]:
+    """An object store that does not answer is a 503 (whatever was charged is refunded)."""
+    try:
+        yield
+    except BlobStoreError as error:
+        logger.warning("render cache unavailable: %s", error)
+        raise Unavailable(
+            "The image store is not answering; nothing was charged for this attempt. Retry.",
+            headers={"Retry-After": "5"},
+        ) from error
 
 
 def _derive(source_png: bytes, spec: ImageSpec) -> tuple[bytes, int, int]:
@@ -202,7 +227,7 @@ class ImageService:
         if etag_matches(if_none_match, etag):
             return NotModified(etag)
         account = principal.account
-        reserved = self.renderer.cached(spec) is None and not self.renderer.has_source(spec)
+        reserved = await self.renderer.is_cold(spec)
         if reserved:
             await self._budget.reserve(account)
         counted: list[str] = []  # vehicles this request counted toward a plan cap

@@ -1,47 +1,74 @@
-"""The render cache: source renders and derived images as files, hot derived images in memory."""
+"""The render cache: source renders and derived images in a blob store, hot derived images in
+memory.
+
+Keys are laid out as `{source|derived}/{first two characters}/{key}` in either store, so a local
+cache directory and a bucket hold the same tree.
+"""
 
 from __future__ import annotations
 
-import os
-import tempfile
 from collections import OrderedDict
-from pathlib import Path
+
+from carimg.store.blobs import BlobStore
+
+_KNOWN_SOURCES_LIMIT = 100_000
 
 
 class RenderCache:
-    """Files under one directory (atomic writes), plus a byte-bounded LRU of derived images."""
+    """Sources and derived images in a `BlobStore`, plus a byte-bounded LRU of derived images."""
 
-    def __init__(self, root: Path, memory_bytes: int) -> None:
-        self._root = root
+    def __init__(self, blobs: BlobStore, memory_bytes: int) -> None:
+        self.blobs = blobs
         self._memory: OrderedDict[str, bytes] = OrderedDict()
         self._memory_bytes = 0
         self._memory_limit = memory_bytes
+        # Sources are never deleted or rewritten (a flagged render gets a new key), so a source
+        # seen once needs no second round trip to the store.
+        self._known_sources: set[str] = set()
 
-    def _path(self, kind: str, key: str) -> Path:
-        return self._root / kind / key[:2] / key
+    @staticmethod
+    def _key(kind: str, key: str) -> str:
+        return f"{kind}/{key[:2]}/{key}"
 
-    def has_source(self, key: str) -> bool:
-        return self._path("source", key).exists()
+    async def has_source(self, key: str) -> bool:
+        if key in self._known_sources:
+            return True
+        present = await self.blobs.exists(self._key("source", key))
+        if present:
+            self._know_source(key)
+        return present
 
-    def get_source(self, key: str) -> bytes | None:
-        return self._read(self._path("source", key))
+    async def get_source(self, key: str) -> bytes | None:
+        data = await self.blobs.get(self._key("source", key))
+        if data is not None:
+            self._know_source(key)
+        return data
 
-    def put_source(self, key: str, data: bytes) -> None:
-        self._write(self._path("source", key), data)
+    async def put_source(self, key: str, data: bytes) -> None:
+        await self.blobs.put(self._key("source", key), data)
+        self._know_source(key)
 
-    def get_derived(self, key: str) -> bytes | None:
+    async def get_derived(self, key: str) -> bytes | None:
         data = self._memory.get(key)
         if data is not None:
             self._memory.move_to_end(key)
             return data
-        data = self._read(self._path("derived", key))
+        data = await self.blobs.get(self._key("derived", key))
         if data is not None:
             self._remember(key, data)
         return data
 
-    def put_derived(self, key: str, data: bytes) -> None:
-        self._write(self._path("derived", key), data)
+    async def put_derived(self, key: str, data: bytes) -> None:
+        await self.blobs.put(self._key("derived", key), data)
         self._remember(key, data)
+
+    def close(self) -> None:
+        self.blobs.close()
+
+    def _know_source(self, key: str) -> None:
+        if len(self._known_sources) >= _KNOWN_SOURCES_LIMIT:
+            self._known_sources.clear()
+        self._known_sources.add(key)
 
     def _remember(self, key: str, data: bytes) -> None:
         if len(data) > self._memory_limit // 4:
@@ -54,22 +81,3 @@ class RenderCache:
         while self._memory_bytes > self._memory_limit and self._memory:
             _, evicted = self._memory.popitem(last=False)
             self._memory_bytes -= len(evicted)
-
-    @staticmethod
-    def _read(path: Path) -> bytes | None:
-        try:
-            return path.read_bytes()
-        except FileNotFoundError:
-            return None
-
-    @staticmethod
-    def _write(path: Path, data: bytes) -> None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".tmp-")
-        try:
-            with os.fdopen(handle, "wb") as file:
-                file.write(data)
-            os.replace(temporary, path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise

@@ -59,7 +59,7 @@ class Settings(BaseSettings):
             "porsche/911/2020/side/red",
             "honda/cr-v/2021/front-3-4/white",
             "toyota/sienna/2021/side/gray",
-            "harley-davidson/road-glide/2020/side/black",
+            "harley-davidson/road-glide/2024/side/black",
         ),
         description="Free home-page example variants (make/model/year/view/color) on the embed "
         "endpoint.",

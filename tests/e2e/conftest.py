@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -54,17 +55,18 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes], seconds: floa
         time.sleep(0.1)
 
 
-@pytest.fixture(scope="session")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`carimg serve` on a free port with its own data directory."""
+@contextmanager
+def running_server(data_dir: Path, **settings: str) -> Iterator[Server]:
+    """`carimg serve` on a free port with its own data directory and extra `CARIMG_*` settings
+    (`operator_token="…"` sets CARIMG_OPERATOR_TOKEN)."""
     port = free_port()
-    data_dir = tmp_path_factory.mktemp("var")
     url = f"http://127.0.0.1:{port}"
     env = {
         **os.environ,
         "CARIMG_DATA_DIR": str(data_dir),
         "CARIMG_BASE_URL": url,
         "CARIMG_LOG_LEVEL": "warning",
+        **{f"CARIMG_{name.upper()}": value for name, value in settings.items()},
     }
     command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
     process = subprocess.Popen(command, env=env)
@@ -74,3 +76,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     finally:
         process.terminate()
         process.wait(timeout=15)
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`carimg serve` on a free port with its own data directory."""
+    with running_server(tmp_path_factory.mktemp("var")) as running:
+        yield running

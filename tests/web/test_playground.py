@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 
@@ -88,3 +90,73 @@ async def test_a_playground_cookie_expires_after_a_day(
     assert (await client.get(preview(64), headers=headers)).status_code == 200
     clock.advance(86401)
     assert (await client.get(preview(64), headers=headers)).status_code == 401
+
+
+@SQLITE_ONLY
+async def test_the_playground_page_sets_a_playground_cookie_that_pays_for_previews(
+    client: httpx.AsyncClient,
+) -> None:
+    page = await client.get("/playground")
+    assert page.status_code == 200
+    set_cookie = page.headers["set-cookie"]
+    assert set_cookie.startswith(f"{PLAYGROUND_COOKIE}=")
+    assert "HttpOnly" in set_cookie and "Path=/;" in set_cookie
+    assert "samesite=lax" in set_cookie.lower()
+    image = await client.get(preview(64))
+    assert image.status_code == 200
+    assert image.headers["x-credits-charged"] == "0"
+
+
+@SQLITE_ONLY
+@LIMIT_OF_TWO
+async def test_revisiting_the_playground_keeps_the_days_count(client: httpx.AsyncClient) -> None:
+    await client.get("/playground")
+    for width in (64, 65):
+        assert (await client.get(preview(width))).status_code == 200
+    await client.get("/playground")  # renews the cookie's expiry, not its allowance
+    assert (await client.get(preview(66))).status_code == 429
+
+
+@SQLITE_ONLY
+async def test_the_playground_offers_every_view_paint_size_and_format(
+    client: httpx.AsyncClient,
+) -> None:
+    html = (await client.get("/playground")).text
+    options = await client.get("/api/v1/images/options")
+    data = options.json()["data"]
+    for view in data["views"]:
+        assert f'<option value="{view["id"]}"' in html
+    for color in data["colors"]:
+        assert f'id="paint-{color["name"]}" value="{color["name"]}"' in html
+        assert f'data-hex="{color["hex"]}"' in html
+    for name in data["sizes"]["presets"]:
+        assert f'<option value="{name}"' in html
+    for image_format in data["formats"]:
+        assert f'<option value="{image_format["id"]}"' in html
+    assert 'type="color"' in html
+
+
+@SQLITE_ONLY
+async def test_every_playground_control_has_a_label(client: httpx.AsyncClient) -> None:
+    html = (await client.get("/playground")).text
+    ids = re.findall(r"<(?:input|select)\b[^>]*\bid=\"([^\"]+)\"", html)
+    assert len(ids) > 20
+    for control in ids:
+        assert f'<label for="{control}"' in html, control
+
+
+@SQLITE_ONLY
+async def test_the_playground_starts_from_the_vehicle_in_the_address(
+    client: httpx.AsyncClient,
+) -> None:
+    html = (await client.get("/playground?make=honda&model=civic&year=2019")).text
+    assert 'data-make="honda" data-model="civic"' in html
+    assert '<option value="2019" selected>' in html
+
+
+@SQLITE_ONLY
+async def test_an_unknown_vehicle_in_the_address_falls_back_to_an_example(
+    client: httpx.AsyncClient,
+) -> None:
+    html = (await client.get("/playground?make=nope&model=nothing&year=2019")).text
+    assert 'data-make="toyota" data-model="camry"' in html

@@ -94,9 +94,14 @@ class EmbedGrants:
         entry = (vehicle.make.slug, vehicle.model.slug, str(vehicle.year), spec.view, spec.color)
         return entry in self._examples
 
-    def playground_cookie(self) -> tuple[str, int]:
-        """A new playground cookie value (its own id, an expiry) and its lifetime in seconds."""
-        payload = {"id": secrets.token_urlsafe(12), "exp": self._clock.time() + PLAYGROUND_LIFETIME}
+    def playground_cookie(self, current: str | None = None) -> tuple[str, int]:
+        """The playground cookie for a page visit and its lifetime in seconds: a fresh expiry,
+        keeping the id of a still valid `current` cookie (its day's count goes on)."""
+        kept = self._cookie_id({PLAYGROUND_COOKIE: current}, PLAYGROUND_COOKIE) if current else None
+        payload = {
+            "id": kept or secrets.token_urlsafe(12),
+            "exp": self._clock.time() + PLAYGROUND_LIFETIME,
+        }
         return sign_value(self._secret, PLAYGROUND_COOKIE, payload), PLAYGROUND_LIFETIME
 
     def _cookie_id(self, cookies: dict[str, str], name: str) -> str | None:

@@ -1,0 +1,66 @@
+"""Playwright driving Debian's Chromium (/usr/bin/chromium, never a downloaded browser) against a
+real `carimg serve` process.
+
+Fixtures: `server` (session; the e2e Server, started with CARIMG_OPERATOR_TOKEN=OPERATOR_TOKEN so
+the local hosted checkout page can be confirmed), `browser` (session; one Chromium),
+`new_context(**options)` (a fresh BrowserContext per call, base_url set to the server, closed after
+the test) and `page` (a page in a fresh 1280x900 context). Helpers live in tests/browser/helpers.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, sync_playwright
+
+from tests.e2e.conftest import Server, running_server
+
+CHROMIUM = Path("/usr/bin/chromium")
+OPERATOR_TOKEN = "browser-tests-operator-token"
+DESKTOP = {"width": 1280, "height": 900}
+
+ContextFactory = Callable[..., BrowserContext]
+
+
+@pytest.fixture(scope="session")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """`carimg serve` with an operator token, so tests can confirm local checkouts in the page."""
+    with running_server(tmp_path_factory.mktemp("var"), operator_token=OPERATOR_TOKEN) as running:
+        yield running
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Browser]:
+    if not CHROMIUM.exists():
+        pytest.skip(
+            "Debian's chromium is not installed (/usr/bin/chromium): run scripts/ensure-chromium.sh"
+        )
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True)
+        yield chromium
+        chromium.close()
+
+
+@pytest.fixture
+def new_context(browser: Browser, server: Server) -> Iterator[ContextFactory]:
+    """Fresh, isolated contexts (own cookies); every one is closed after the test."""
+    opened: list[BrowserContext] = []
+
+    def make(**options: Any) -> BrowserContext:
+        options = {"base_url": server.url, "viewport": DESKTOP, **options}
+        context = browser.new_context(**options)
+        context.set_default_timeout(15_000)
+        opened.append(context)
+        return context
+
+    yield make
+    for context in opened:
+        context.close()
+
+
+@pytest.fixture
+def page(new_context: ContextFactory) -> Page:
+    return new_context().new_page()

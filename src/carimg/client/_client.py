@@ -30,7 +30,15 @@ DEFAULT_TIMEOUT = httpx.Timeout(30.0, read=180.0)  # a cold render may take minu
 
 
 def _model(cls: type[ModelT]) -> Callable[[httpx.Response], ModelT]:
-    return lambda response: cls.model_validate(response.json())
+    """A JSON answer as `cls`; a body without `request_id` gets the X-Request-Id header's."""
+
+    def parse(response: httpx.Response) -> ModelT:
+        body = response.json()
+        if isinstance(body, dict) and "request_id" not in body:
+            body["request_id"] = response.headers.get("x-request-id")
+        return cls.model_validate(body)
+
+    return parse
 
 
 def _catalog(cls: type[ModelT]) -> Callable[[httpx.Response], ModelT]:

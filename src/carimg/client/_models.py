@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="allow", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True, defer_build=True)
 
 
 # --- images and URLs --------------------------------------------------------------------------
@@ -221,6 +221,7 @@ class Health(_Model):
     status: str
     checks: dict[str, str] = Field(default_factory=dict)
     failing: list[str] = Field(default_factory=list)
+    request_id: str | None = None
 
 
 # --- resolve, feedback, account, billing, events ---------------------------------------------

@@ -23,6 +23,7 @@ from carimg.api import (
     health,
     image_urls,
     images,
+    oauth,
     options,
     resolve,
     vehicles,
@@ -91,7 +92,7 @@ def create_app(
     app.add_middleware(RequestIdMiddleware)
     for module in (
         health, options, vehicles, images, image_urls, delivery, embed, account, billing,
-        feedback, events, resolve, device,
+        feedback, events, resolve, device, oauth,
         web,
     ):  # fmt: skip
         app.include_router(module.router)

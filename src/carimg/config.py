@@ -88,6 +88,15 @@ class Settings(BaseSettings):
     feedback_flag_threshold: int = Field(
         default=3, ge=1, description="Negative reports that flag a render for regeneration."
     )
+    oauth_issuer: str | None = Field(
+        default=None,
+        description="An external OAuth authorization server (issuer URL) for connected apps. "
+        "Unset: carimg's own (/oauth/…). Set: the protected-resource metadata names it instead; "
+        "its tokens are not validated here yet, so connected apps must use carimg's own.",
+    )
+    oauth_access_token_seconds: int = Field(
+        default=3600, ge=60, le=86400, description="Lifetime of connected apps' access tokens."
+    )
     log_level: str = Field(default="info", description="uvicorn log level.")
     s3_bucket: str | None = Field(
         default=None,

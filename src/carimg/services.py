@@ -20,6 +20,7 @@ from carimg.domain.embed import EmbedGrants
 from carimg.domain.feedback import FeedbackService
 from carimg.domain.idempotency import Idempotency
 from carimg.domain.images import ImageService, Renderer
+from carimg.domain.oauth import OAuthServer
 from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing, pricing_for
@@ -40,6 +41,7 @@ from carimg.store.events import EventStore
 from carimg.store.feedback import FeedbackStore
 from carimg.store.idempotency import IdempotencyStore
 from carimg.store.ledger import LedgerStore
+from carimg.store.oauth import OAuthStore
 from carimg.store.partners import PartnerStore
 from carimg.store.render_cache import RenderCache
 from carimg.store.usage import UsageStore
@@ -69,6 +71,7 @@ class Services:
     render_pool: RenderPool
     device: DeviceLogin
     web_accounts: WebAccounts
+    oauth: OAuthServer
 
     @property
     def engine(self) -> AsyncEngine:
@@ -206,4 +209,5 @@ async def build_services(
             settings,
             clock,
         ),
+        oauth=OAuthServer(OAuthStore(db), account_store, settings, secret_key, clock),
     )

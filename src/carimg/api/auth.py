@@ -9,11 +9,14 @@ from fastapi import Depends, Request
 from fastapi.security import APIKeyHeader, HTTPBearer
 
 from carimg.domain.accounts import require_scope
+from carimg.domain.oauth import is_access_token
 from carimg.services import Services
 from carimg.store.records import Principal
 
 # Declared for the OpenAPI document; the credential itself is read by `credential_of`.
-bearer_scheme = HTTPBearer(auto_error=False, description="`Authorization: Bearer cimg_…`")
+bearer_scheme = HTTPBearer(
+    auto_error=False, description="`Authorization: Bearer cimg_…` (or an OAuth access token)"
+)
 api_key_scheme = APIKeyHeader(name="x-api-key", auto_error=False, description="`x-api-key: cimg_…`")
 
 
@@ -35,8 +38,13 @@ def credential_of(request: Request) -> str | None:
 
 
 async def principal_for(services: Services, request: Request) -> Principal:
-    """The principal behind the request's credential, counted against its rate windows."""
-    principal = await services.accounts.authenticate(credential_of(request))
+    """The principal behind the request's credential (an API key, or a connected app's OAuth
+    access token), counted against its rate windows."""
+    credential = credential_of(request)
+    if credential is not None and is_access_token(credential):
+        principal = await services.oauth.authenticate(credential)
+    else:
+        principal = await services.accounts.authenticate(credential)
     request.state.principal = principal
     state = await services.rate.hit(principal)
     request.state.rate_headers = state.headers()

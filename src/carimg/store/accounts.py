@@ -126,7 +126,11 @@ class AccountStore:
             active = await conn.scalar(
                 select(func.count())
                 .select_from(api_keys)
-                .where(api_keys.c.account_id == key.account_id, api_keys.c.revoked_at.is_(None))
+                .where(
+                    api_keys.c.account_id == key.account_id,
+                    api_keys.c.revoked_at.is_(None),
+                    api_keys.c.kind == "key",  # connected apps' rows do not count
+                )
             )
             if (active or 0) >= max_active:
                 raise TooManyKeys(key.account_id)
@@ -182,7 +186,7 @@ class AccountStore:
     async def keys_of(self, account_id: str) -> list[ApiKey]:
         query = (
             select(api_keys)
-            .where(api_keys.c.account_id == account_id)
+            .where(api_keys.c.account_id == account_id, api_keys.c.kind == "key")
             .order_by(api_keys.c.created_at, api_keys.c.id)
         )
         async with self._db.read.connect() as conn:

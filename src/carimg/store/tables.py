@@ -70,6 +70,8 @@ api_keys = Table(
     Column("revoked_at", UtcDateTime(), nullable=True),
     Column("rate_limit_per_minute", Integer, nullable=True),
     Column("last_used_at", UtcDateTime(), nullable=True),  # written at most once a minute
+    # "key", or "connection": the key behind an OAuth connected app (migration 0009)
+    Column("kind", String(20), nullable=False, server_default="key"),
     Index("ix_api_keys_account", "account_id"),
 )
 
@@ -261,4 +263,55 @@ password_resets = Table(
     Column("expires_at", UtcDateTime(), nullable=False),
     Column("used_at", UtcDateTime(), nullable=True),
     Index("ix_password_resets_account", "account_id"),
+)
+
+# OAuth 2.1 for connected apps (migration 0009). A connection is one account's grant to one
+# client; its api_keys row (kind "connection") carries the scopes. Secrets are SHA-256 digests.
+oauth_clients = Table(
+    "oauth_clients",
+    metadata,
+    Column("id", String(64), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("secret_hash", String(64), nullable=True),  # None: a public client (PKCE only)
+    Column("redirect_uris", Text, nullable=False),  # JSON array, matched exactly
+    Column("metadata", Text, nullable=False),  # the RFC 7591 metadata as registered (JSON)
+    Column("created_at", UtcDateTime(), nullable=False),
+)
+
+oauth_connections = Table(
+    "oauth_connections",
+    metadata,
+    Column("id", String(40), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), nullable=False),
+    Column("client_id", String(64), ForeignKey("oauth_clients.id"), nullable=False),
+    Column("key_id", String(40), ForeignKey("api_keys.id"), nullable=False),
+    Column("scopes", Text, nullable=False),
+    Column("created_at", UtcDateTime(), nullable=False),
+    Column("revoked_at", UtcDateTime(), nullable=True),
+    Index("ix_oauth_connections_account", "account_id"),
+)
+
+oauth_codes = Table(
+    "oauth_codes",
+    metadata,
+    Column("code_hash", String(64), primary_key=True),
+    Column("connection_id", String(40), ForeignKey("oauth_connections.id"), nullable=False),
+    Column("redirect_uri", Text, nullable=False),
+    Column("code_challenge", String(128), nullable=False),
+    Column("scopes", Text, nullable=False),
+    Column("resource", Text, nullable=True),
+    Column("expires_at", UtcDateTime(), nullable=False),
+    Column("used_at", UtcDateTime(), nullable=True),
+)
+
+oauth_tokens = Table(
+    "oauth_tokens",
+    metadata,
+    Column("token_hash", String(64), primary_key=True),
+    Column("kind", String(10), nullable=False),  # access | refresh
+    Column("connection_id", String(40), ForeignKey("oauth_connections.id"), nullable=False),
+    Column("scopes", Text, nullable=False),
+    Column("expires_at", UtcDateTime(), nullable=False),
+    Column("revoked_at", UtcDateTime(), nullable=True),
+    Index("ix_oauth_tokens_connection", "connection_id"),
 )

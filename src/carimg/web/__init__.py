@@ -9,7 +9,7 @@ from fastapi import APIRouter, FastAPI, Request
 from fastapi.staticfiles import StaticFiles
 from starlette.responses import Response
 
-from carimg.web import activate, auth_pages, dashboard, home, playground
+from carimg.web import activate, auth_pages, connections, consent, dashboard, home, playground
 from carimg.web.csrf import CsrfRejected
 from carimg.web.pages import STATIC_DIR, redirect, render_page
 from carimg.web.sessions import SignInRequired, signin_url
@@ -17,6 +17,8 @@ from carimg.web.sessions import SignInRequired, signin_url
 router = APIRouter(include_in_schema=False)
 router.include_router(auth_pages.router)
 router.include_router(dashboard.router)
+router.include_router(consent.router)
+router.include_router(connections.router)
 router.include_router(activate.router)
 router.include_router(home.router)
 router.include_router(playground.router)

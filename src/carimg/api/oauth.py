@@ -1,0 +1,149 @@
+"""OAuth 2.1 endpoints for connected apps: discovery metadata, registration, authorization,
+tokens and revocation. The token endpoints answer in OAuth's own error format
+(`{"error", "error_description"}`, RFC 6749 §5.2), which OAuth clients expect, not problems."""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import unquote, urlencode
+
+from authlib.oauth2.rfc6749 import OAuth2Error
+from fastapi import APIRouter, Request
+from starlette.responses import RedirectResponse, Response
+
+from carimg.api.auth import ServicesDep
+from carimg.api.bodies import parse_json, read_body
+from carimg.api.jsonresponse import JSONBody
+from carimg.domain.errors import InvalidRequest
+from carimg.domain.oauth import RedirectError
+
+router = APIRouter(tags=["oauth"])
+REGISTRATION_LIMIT = 16 * 1024
+_NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
+_PUBLIC = {"Access-Control-Allow-Origin": "*"}  # browser-based agent hosts read these
+
+
+def _oauth_error(error: OAuth2Error, status: int | None = None) -> Response:
+    body = {"error": error.error}
+    if error.description:
+        body["error_description"] = error.description
+    code = status or error.status_code
+    headers = _NO_STORE | _PUBLIC
+    if code == 401:
+        headers["WWW-Authenticate"] = 'Basic realm="carimg"'
+    return JSONBody(body, status_code=code, headers=headers)
+
+
+def _basic_credentials(request: Request) -> tuple[str, str] | None:
+    """client_secret_basic: url-encoded id and secret in `Authorization: Basic` (RFC 6749
+    §2.3.1)."""
+    scheme, _, value = request.headers.get("authorization", "").partition(" ")
+    if scheme.lower() != "basic":
+        return None
+    try:
+        client_id, _, secret = base64.b64decode(value.strip()).decode("utf-8").partition(":")
+    except ValueError:
+        return None
+    return unquote(client_id), unquote(secret)
+
+
+async def _form(request: Request) -> Mapping[str, str]:
+    form = await request.form()
+    return {name: value for name, value in form.items() if isinstance(value, str)}
+
+
+@router.get(
+    "/.well-known/oauth-protected-resource",
+    operation_id="get_protected_resource_metadata",
+    summary="OAuth protected-resource metadata of the agent endpoint (RFC 9728)",
+)
+@router.get("/.well-known/oauth-protected-resource/api/mcp", include_in_schema=False)
+async def protected_resource_metadata(services: ServicesDep) -> Response:
+    return JSONBody(services.oauth.protected_resource_metadata(), headers=_PUBLIC)
+
+
+@router.get(
+    "/.well-known/oauth-authorization-server",
+    operation_id="get_authorization_server_metadata",
+    summary="OAuth authorization server metadata (RFC 8414)",
+)
+async def authorization_server_metadata(services: ServicesDep) -> Response:
+    return JSONBody(services.oauth.authorization_server_metadata(), headers=_PUBLIC)
+
+
+@router.post(
+    "/oauth/register",
+    operation_id="register_oauth_client",
+    summary="Register a connected app (RFC 7591 dynamic client registration)",
+    status_code=201,
+)
+async def register_client(request: Request, services: ServicesDep) -> Response:
+    try:
+        body = parse_json(await read_body(request, REGISTRATION_LIMIT))
+    except InvalidRequest as error:
+        return JSONBody(
+            {"error": "invalid_client_metadata", "error_description": error.detail},
+            status_code=400,
+            headers=_PUBLIC,
+        )
+    if not isinstance(body, dict):
+        body = {}
+    try:
+        registered = await services.oauth.register(body)
+    except OAuth2Error as error:
+        return _oauth_error(error)
+    return JSONBody(registered, status_code=201, headers=_NO_STORE | _PUBLIC)
+
+
+@router.get(
+    "/oauth/authorize",
+    operation_id="authorize_oauth_client",
+    summary="Start connecting an app: PKCE (S256) authorization request, then the consent page",
+)
+async def authorize(request: Request, services: ServicesDep) -> Response:
+    """Checks the request, then sends the browser to /oauth/consent (errors the client can act
+    on go back to its redirect URI; an unknown client or redirect URI stops here)."""
+    params = dict(request.query_params.items())
+    try:
+        checked = await services.oauth.authorization_request(params)
+    except RedirectError as error:
+        return RedirectResponse(error.location, status_code=302, headers=_NO_STORE)
+    except OAuth2Error as error:
+        raise InvalidRequest(
+            f"This app's authorization request is not valid: {error.description} "
+            "(nothing was connected; tell the app's developer)."
+        ) from None
+    target = "/oauth/consent?" + urlencode({"request": services.oauth.seal(checked)})
+    return RedirectResponse(target, status_code=302, headers=_NO_STORE)
+
+
+@router.post(
+    "/oauth/token",
+    operation_id="create_oauth_token",
+    summary="Exchange an authorization code (with its PKCE verifier) or a refresh token",
+)
+async def token(request: Request, services: ServicesDep) -> Response:
+    """Access tokens are short-lived; each refresh token works once and is replaced."""
+    try:
+        issued: dict[str, Any] = await services.oauth.token(
+            await _form(request), _basic_credentials(request)
+        )
+    except OAuth2Error as error:
+        return _oauth_error(error)
+    return JSONBody(issued, headers=_NO_STORE | _PUBLIC)
+
+
+@router.post(
+    "/oauth/revoke",
+    operation_id="revoke_oauth_token",
+    summary="Revoke an access or refresh token (RFC 7009)",
+)
+async def revoke(request: Request, services: ServicesDep) -> Response:
+    """200 even for unknown tokens; revoking a refresh token ends the connection's tokens."""
+    try:
+        await services.oauth.revoke(await _form(request), _basic_credentials(request))
+    except OAuth2Error as error:
+        return _oauth_error(error)
+    return Response(status_code=200, headers=_NO_STORE | _PUBLIC)

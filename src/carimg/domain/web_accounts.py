@@ -29,7 +29,7 @@ from carimg.domain.clock import Clock
 from carimg.domain.errors import Forbidden, NotFound, RateLimited, Unauthenticated
 from carimg.domain.ledger import Ledger
 from carimg.domain.passwords import Passwords, check_strength
-from carimg.domain.pricing import Pack, Pricing
+from carimg.domain.pricing import Pack, Plan, Pricing
 from carimg.store.accounts import AccountStore
 from carimg.store.counters import Counters
 from carimg.store.credentials import CredentialStore
@@ -76,6 +76,7 @@ class Overview:
     since: datetime
     keys: list[KeyRow]
     packs: tuple[Pack, ...]
+    plans: tuple[Plan, ...]  # the paid plans (pricing variant B)
     has_purchase: bool
 
 
@@ -290,6 +291,7 @@ class WebAccounts:
             since=since,
             keys=keys,
             packs=self._pricing.packs,
+            plans=tuple(plan for plan in self._pricing.plans if plan.price_monthly > 0),
             has_purchase=await self._billing.has_payment_method(account.id),
         )
 

@@ -8,6 +8,7 @@ Templates live in `web/templates/` and extend `base.html` (blocks `title`, `head
 from __future__ import annotations
 
 import hashlib
+from datetime import UTC, datetime
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -53,6 +54,11 @@ def static_url(name: str) -> str:
     return f"/static/{name}?v={version}"
 
 
+def utc(value: datetime | None, empty: str = "never") -> str:
+    """`2027-01-15 08:00 UTC` (the pages show UTC, like the API)."""
+    return value.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if value else empty
+
+
 environment = Environment(
     loader=FileSystemLoader(TEMPLATES_DIR),
     autoescape=select_autoescape(default=True),
@@ -61,6 +67,7 @@ environment = Environment(
     lstrip_blocks=True,
 )
 environment.globals["csrf_field"] = csrf.csrf_field
+environment.filters["utc"] = utc
 environment.globals["static_url"] = static_url
 
 

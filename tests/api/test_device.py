@@ -407,15 +407,3 @@ async def test_admin_approve_device_as_a_subprocess(
     granted = await poll(client, started["device_code"])
     assert granted.status_code == 200, granted.text
     assert granted.json()["scope"] == "images:read account:read billing:write"
-
-
-async def test_the_activation_page_shows_who_asks_and_how_to_approve(
-    client: httpx.AsyncClient,
-) -> None:
-    code = (await client.post("/api/auth/device/code", json={"client_name": "laptop <cli>"})).json()
-    page = await client.get("/activate", params={"user_code": code["user_code"]})
-    assert page.status_code == 200
-    assert "laptop &lt;cli&gt;" in page.text and code["user_code"] in page.text
-    assert "carimg admin approve-device" in page.text
-    unknown = await client.get("/activate", params={"user_code": "BCDF-GHJK"})
-    assert unknown.status_code == 404

@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 import uuid
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from typing import Any
 
 import httpx
+
+from carimg.app import create_app
+from carimg.catalog import Catalog
+from carimg.config import Settings
+from carimg.domain.clock import FixedClock
+from carimg.render import RenderPool
 
 PASSWORD = "correct horse battery"
 
@@ -55,3 +64,58 @@ def set_cookie_headers(response: httpx.Response, name: str) -> list[str]:
     return [
         value for value in response.headers.get_list("set-cookie") if value.startswith(f"{name}=")
     ]
+
+
+@asynccontextmanager
+async def client_with(
+    settings: Settings, catalog: Catalog, clock: FixedClock, **changes: Any
+) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app whose settings differ from the fixture's by `changes`."""
+    app = create_app(
+        settings.model_copy(update=changes), catalog=catalog, clock=clock, render_pool=RenderPool(0)
+    )
+    base_url = str(changes.get("base_url", "http://testserver"))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url=base_url) as client:
+            yield client
+
+
+class MailSink:
+    """A minimal SMTP server on localhost that keeps the messages it receives."""
+
+    def __init__(self) -> None:
+        self.messages: list[bytes] = []
+        self.port = 0
+
+    async def __aenter__(self) -> MailSink:
+        self._server = await asyncio.start_server(self._session, "127.0.0.1", 0)
+        self.port = self._server.sockets[0].getsockname()[1]
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        self._server.close()
+        await self._server.wait_closed()
+
+    async def _session(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        writer.write(b"220 sink ESMTP\r\n")
+        body: list[bytes] | None = None
+        while line := await reader.readline():
+            if body is not None:
+                if line == b".\r\n":
+                    self.messages.append(b"".join(body))
+                    body = None
+                    writer.write(b"250 queued\r\n")
+                else:
+                    body.append(line)
+            elif line[:4].upper() == b"DATA":
+                body = []
+                writer.write(b"354 end with .\r\n")
+            elif line[:4].upper() == b"QUIT":
+                writer.write(b"221 bye\r\n")
+                await writer.drain()
+                break
+            else:
+                writer.write(b"250 ok\r\n")
+            await writer.drain()
+        writer.close()

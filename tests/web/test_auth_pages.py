@@ -8,18 +8,18 @@ import re
 import httpx
 import pytest
 
-from carimg.app import create_app
 from carimg.catalog import Catalog
 from carimg.config import Settings
 from carimg.domain.clock import FixedClock
 from carimg.domain.embed import SESSION_COOKIE
 from carimg.domain.signing import unsign_value
 from carimg.domain.web_accounts import SIGNIN_ATTEMPTS_PER_IP, SIGNIN_FAILURES_PER_EMAIL
-from carimg.render import RenderPool
 from carimg.services import Services
 from carimg.store.tables import web_passwords
 from tests.web.helpers import (
     PASSWORD,
+    MailSink,
+    client_with,
     csrf_of,
     get_csrf,
     new_email,
@@ -197,19 +197,13 @@ async def test_the_session_cookie_is_httponly_samesite_lax_and_not_secure_on_htt
 async def test_cookies_are_secure_when_the_deployment_is_https(
     settings: Settings, catalog: Catalog, clock: FixedClock
 ) -> None:
-    https = settings.model_copy(update={"base_url": "https://cars.example"})
-    app = create_app(https, catalog=catalog, clock=clock, render_pool=RenderPool(0))
-    async with app.router.lifespan_context(app):
-        transport = httpx.ASGITransport(app=app)
-        async with httpx.AsyncClient(
-            transport=transport, base_url="https://cars.example"
-        ) as client:
-            page = await client.get("/signup")
-            assert "secure" in page.headers["set-cookie"].lower()
-            response = await client.post(
-                "/signup",
-                data={"csrf_token": csrf_of(page.text), "email": new_email(), "password": PASSWORD},
-            )
+    async with client_with(settings, catalog, clock, base_url="https://cars.example") as client:
+        page = await client.get("/signup")
+        assert "secure" in page.headers["set-cookie"].lower()
+        response = await client.post(
+            "/signup",
+            data={"csrf_token": csrf_of(page.text), "email": new_email(), "password": PASSWORD},
+        )
     (cookie,) = set_cookie_headers(response, SESSION_COOKIE)
     assert "secure" in cookie.lower()
 
@@ -417,3 +411,24 @@ async def test_an_account_without_a_password_gets_one_by_reset(
               "password": PASSWORD},
     )  # fmt: skip
     assert response.status_code == 303
+
+
+async def test_with_a_mail_server_the_reset_link_is_mailed_not_logged(
+    settings: Settings,
+    catalog: Catalog,
+    clock: FixedClock,
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    async with MailSink() as sink:
+        changes = {"smtp_host": "127.0.0.1", "smtp_port": sink.port, "smtp_starttls": False}
+        async with client_with(settings, catalog, clock, **changes) as client:
+            email = await sign_up(client)
+            with caplog.at_level(logging.WARNING, logger="carimg.web"):
+                sent = await post_form(client, "/forgot-password", {"email": email})
+            assert sent.status_code == 200
+            assert "server log" not in sent.text
+    (message,) = sink.messages
+    assert f"To: {email}".encode() in message
+    assert b"Subject: Reset your carimg password" in message
+    assert b"http://testserver/reset-password?token=" in message
+    assert "reset-password?token=" not in caplog.text

@@ -10,7 +10,7 @@ import json
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
@@ -54,22 +54,36 @@ ApiUrlOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print JSON for scripts.")]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass
 class Target:
-    """The service and key one command talks to."""
+    """The service and key one command talks to; closes the clients it made on exit."""
 
     api_key: str | None
     api_url: str | None
+    opened: list[Client] = field(default_factory=list)
+
+    def __enter__(self) -> Target:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        for client in self.opened:
+            client.close()
 
     def client(self, *, require_key: bool = True, **options: Any) -> Client:
         from carimg.client import Client
 
         client = Client(self.api_key, base_url=self.api_url, **options)
+        self.opened.append(client)
         if require_key and not client.api_key:
-            fail(
-                "No API key: run `carimg login`, set CAR_IMAGE_API_KEY or pass --api-key.",
-                ExitCode.AUTH,
-                as_json=False,
+            import httpx
+
+            from carimg.client import AuthenticationError
+
+            # Reported like the service's own 401, before any request is sent.
+            detail = "No API key: run `carimg login`, set CAR_IMAGE_API_KEY or pass --api-key."
+            problem = {"title": "Unauthorized", "status": 401, "detail": detail}
+            raise AuthenticationError(
+                401, problem, request_id=None, retry_after=None, headers=httpx.Headers()
             )
         return client
 

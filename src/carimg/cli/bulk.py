@@ -329,9 +329,8 @@ def bulk(
     rows = read_rows(input)
     out.mkdir(parents=True, exist_ok=True)
     manifest = Manifest(out)
-    target = Target(api_key, api_url)
     summary = Summary(total=len(rows))
-    with reporting(as_json):
+    with reporting(as_json), Target(api_key, api_url) as target:
         client = target.client()
         jobs = plan_jobs(client, rows, out, manifest, refresh, summary)
         account = client.account().data

@@ -45,8 +45,7 @@ def whoami(
     api_key: ApiKeyOption = None, api_url: ApiUrlOption = None, as_json: JsonOption = False
 ) -> None:
     """Who the key belongs to: account, key, scopes, credits."""
-    target = Target(api_key, api_url)
-    with reporting(as_json):
+    with reporting(as_json), Target(api_key, api_url) as target:
         client = target.client()
         account = client.account().data
     key = account.key or {}
@@ -91,8 +90,8 @@ def get(
     as_json: JsonOption = False,
 ) -> None:
     """Download one image (1 credit); prints its path, size and the credits left."""
-    with reporting(as_json):
-        client = Target(api_key, api_url).client()
+    with reporting(as_json), Target(api_key, api_url) as target:
+        client = target.client()
         params = resolve_vehicle(client, vehicle, as_json)
         params |= _framing(
             view=view, color=color, size=size, width=width, height=height, format=format
@@ -150,8 +149,8 @@ def url(
     from carimg.cli.bulk import read_rows
 
     framing = _framing(view=view, color=color, size=size, width=width, height=height, format=format)
-    with reporting(as_json):
-        client = Target(api_key, api_url).client()
+    with reporting(as_json), Target(api_key, api_url) as target:
+        client = target.client()
         if file is not None:
             items = [row.request(client) | framing for row in read_rows(file)]
         elif vehicle:
@@ -189,8 +188,8 @@ def resolve(
     as_json: JsonOption = False,
 ) -> None:
     """Resolve a description to image parameters (free)."""
-    with reporting(as_json):
-        resolution = Target(api_key, api_url).client().resolve(" ".join(text), year=year)
+    with reporting(as_json), Target(api_key, api_url) as target:
+        resolution = target.client().resolve(" ".join(text), year=year)
     data = resolution.data
     if as_json:
         print_json(resolution.model_dump())
@@ -220,12 +219,9 @@ def search(
     as_json: JsonOption = False,
 ) -> None:
     """Search the catalog (free, no key needed)."""
-    with reporting(as_json):
-        found = (
-            Target(api_key, api_url)
-            .client(require_key=False)
-            .search_vehicles(" ".join(query), year=year, limit=limit)
-        )
+    with reporting(as_json), Target(api_key, api_url) as target:
+        client = target.client(require_key=False)
+        found = client.search_vehicles(" ".join(query), year=year, limit=limit)
     if as_json:
         print_json(found.model_dump())
         return
@@ -241,8 +237,8 @@ def search(
 
 def options(api_url: ApiUrlOption = None, as_json: JsonOption = False) -> None:
     """Views, colors, sizes, formats, prices and catalog coverage (free, no key needed)."""
-    with reporting(as_json):
-        answer = Target(None, api_url).client(require_key=False).options()
+    with reporting(as_json), Target(None, api_url) as target:
+        answer = target.client(require_key=False).options()
     if as_json:
         print_json(answer.model_dump())
         return
@@ -274,8 +270,8 @@ def account(
     api_key: ApiKeyOption = None, api_url: ApiUrlOption = None, as_json: JsonOption = False
 ) -> None:
     """Balance, 30 days of usage, this key and the packs you can buy (free)."""
-    with reporting(as_json):
-        answer = Target(api_key, api_url).client().account()
+    with reporting(as_json), Target(api_key, api_url) as target:
+        answer = target.client().account()
     if as_json:
         print_json(answer.model_dump())
         return
@@ -305,8 +301,8 @@ def buy(
     as_json: JsonOption = False,
 ) -> None:
     """Open a hosted checkout for a credit pack (a person pays there; nothing is charged here)."""
-    with reporting(as_json):
-        client = Target(api_key, api_url).client()
+    with reporting(as_json), Target(api_key, api_url) as target:
+        client = target.client()
         if credits is None and plan is None:
             packs = [str(p["credits"]) for p in client.pricing().data.get("packs", [])]
             fail(f"Name a pack: {', '.join(packs)} (or --plan).", ExitCode.USAGE, as_json=as_json)
@@ -341,8 +337,8 @@ def describe(
     """Explain an endpoint from the service's /openapi.json."""
     from carimg.mcp.describe import describe_endpoint
 
-    with reporting(as_json):
-        document = Target(None, api_url).client(require_key=False).openapi()
+    with reporting(as_json), Target(None, api_url) as target:
+        document = target.client(require_key=False).openapi()
     text = describe_endpoint(document, endpoint)
     if as_json:
         print_json(

@@ -220,9 +220,9 @@ def doctor(
     as_json: JsonOption = False,
 ) -> None:
     """Smoke-test every endpoint with this key; exit 1 when a check fails."""
-    target = Target(api_key, api_url)
-    client = target.client(require_key=False, max_retries=1, max_retry_wait=5)
-    checks = run_all(client, yes)
+    with Target(api_key, api_url) as target:
+        client = target.client(require_key=False, max_retries=1, max_retry_wait=5)
+        checks = run_all(client, yes)
     ok = all(check.status != "fail" for check in checks)
     spent = sum(check.credits_spent for check in checks)
     if as_json:

@@ -42,8 +42,8 @@ def login(
     from carimg.client import Credentials, DeviceFlowError, save_credentials
 
     name = client_name or f"carimg CLI on {socket.gethostname()}"[:80]
-    with reporting(as_json):
-        client = Target(None, api_url).client(require_key=False)
+    with reporting(as_json), Target(None, api_url) as target:
+        client = target.client(require_key=False)
         code = client.device_code(name)
         _show_code(code.user_code, code.verification_uri_complete, code.expires_in, as_json)
         if browser and not as_json:

@@ -106,7 +106,10 @@ class HttpBackend:
     ) -> dict[str, Any]:
         async with _tool_failures():
             answer = await self._client.resolve(query, year=year, make=make, model=model)
-        return answer.data.model_dump()
+        # As the REST answer: params without the members that are absent; extracted keeps nulls.
+        return answer.data.model_dump() | {
+            "params": answer.data.params.model_dump(exclude_none=True)
+        }
 
     async def list_image_options(self) -> dict[str, Any]:
         async with _tool_failures():

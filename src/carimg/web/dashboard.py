@@ -27,7 +27,8 @@ SCOPE_CHOICES = (
     (key_rules.BILLING_WRITE, "Create checkout links for credit packs (never pays by itself)."),
     (
         key_rules.BILLING_PURCHASE,
-        "Pay with a saved payment method. Off unless you need it; never with allowed origins.",
+        "Pay for a plan or an open invoice with a payment token. Off unless needed; never "
+        "with allowed origins.",
     ),
 )
 DEFAULT_SCOPES = key_rules.DEFAULT_SCOPES

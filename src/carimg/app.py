@@ -23,12 +23,14 @@ from carimg.api import (
     health,
     image_urls,
     images,
+    metrics,
     oauth,
     options,
     resolve,
     vehicles,
 )
 from carimg.api.headers import RequestIdMiddleware
+from carimg.api.metrics import ObserveRequests
 from carimg.api.problems import Problem, install_problem_handlers
 from carimg.catalog import Catalog, load_catalog
 from carimg.config import Settings
@@ -90,10 +92,12 @@ def create_app(
     app.state.service_version = __version__
     install_problem_handlers(app)
     app.add_middleware(RequestIdMiddleware)
+    app.add_middleware(ObserveRequests)  # outermost: times and logs everything inside
     for module in (
         health, options, vehicles, images, image_urls, delivery, embed, account, billing,
         feedback, events, resolve, device, oauth,
         web,
+        metrics,
     ):  # fmt: skip
         app.include_router(module.router)
     web.install(app)

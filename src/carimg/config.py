@@ -113,6 +113,21 @@ class Settings(BaseSettings):
     s3_prefix: str = Field(
         default="renders/", description="Key prefix of the render cache inside the bucket."
     )
+    log_format: Literal["json", "text"] = Field(
+        default="json",
+        description="`carimg serve` logs: one JSON object per line, or plain text. Keys, tokens, "
+        "signatures and cookies are redacted in both.",
+    )
+    metrics_token: str | None = Field(
+        default=None,
+        description="When set, GET /metrics needs `Authorization: Bearer <token>`; else it is "
+        "open (serve it on an internal network only).",
+    )
+    shutdown_timeout: int = Field(
+        default=30,
+        ge=1,
+        description="Seconds a stopping server waits for requests in flight before it closes them.",
+    )
     session_days: int = Field(
         default=14, ge=1, le=365, description="Days a web sign-in lasts (the session cookie)."
     )

@@ -1,16 +1,49 @@
-"""Logging that never writes keys, tokens or signatures: access-log paths are redacted."""
+"""Logging that never writes keys, tokens or signatures.
+
+`carimg serve` logs one JSON object per line (or plain text with `CARIMG_LOG_FORMAT=text`); every
+record's message, fields and traceback pass through `scrub`, and access-log paths through
+`redact`, whatever logger wrote them.
+"""
 
 from __future__ import annotations
 
 import copy
+import json
 import logging
 import re
-from typing import Any
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+LogFormat = Literal["json", "text"]
 
 _SECRET_QUERY = re.compile(
-    r"([?&](?:key|api_key|apikey|token|access_token|sig|device_code)=)[^&#\s]*", re.IGNORECASE
+    r"([?&](?:key|api_key|apikey|token|access_token|refresh_token|sig|device_code|user_code|"
+    r"code|client_secret|password)=)[^&#\s\"']*",
+    re.IGNORECASE,
 )
-_DELIVERY_TOKEN = re.compile(r"(/api/v1/delivery/)[^/?#\s]+")
+_DELIVERY_TOKEN = re.compile(r"(/api/v1/delivery/)[^/?#\s\"']+")
+_SECRET_TEXT = (
+    # credentials in headers as they appear in text: `Authorization: Bearer …`, `x-api-key: …`
+    (
+        re.compile(
+            r"((?:x-api-key|authorization|cookie|set-cookie)[\"']?\s*[:=,]\s*[\"']?)"
+            r"(?:(?:bearer|basic)\s+)?[^\"'\s,;]+",
+            re.IGNORECASE,
+        ),
+        r"\g<1>[redacted]",
+    ),
+    (re.compile(r"\b(bearer|basic)\s+[A-Za-z0-9._~+/=\-]+", re.IGNORECASE), r"\g<1> [redacted]"),
+    # API keys, OAuth access/refresh tokens and codes, Stripe secrets: keep the prefix only
+    (
+        re.compile(
+            r"\b(cimg_|cat_|crt_|cac_|sk_live_|sk_test_|rk_live_|rk_test_|whsec_)"
+            r"[A-Za-z0-9_\-]{6,}"
+        ),
+        r"\g<1>[redacted]",
+    ),
+    # our cookies (session, playground, CSRF) wherever a `name=value` pair shows
+    (re.compile(r"\b(carimg_[a-z_]+=)[^;\s&\"']+"), r"\g<1>[redacted]"),
+)
 REDACTED = "[redacted]"
 
 
@@ -18,6 +51,14 @@ def redact(path: str) -> str:
     """A request path with delivery tokens and secret query values replaced."""
     path = _DELIVERY_TOKEN.sub(rf"\g<1>{REDACTED}", path)
     return _SECRET_QUERY.sub(rf"\g<1>{REDACTED}", path)
+
+
+def scrub(text: str) -> str:
+    """Free text with every key, token, signature and cookie value it shows replaced."""
+    text = redact(text)
+    for pattern, replacement in _SECRET_TEXT:
+        text = pattern.sub(replacement, text)
+    return text
 
 
 class RedactSecrets(logging.Filter):
@@ -30,11 +71,58 @@ class RedactSecrets(logging.Filter):
         return True
 
 
-def uvicorn_log_config() -> dict[str, Any]:
-    """uvicorn's logging configuration with the access log redacted (works across workers)."""
+# Fields a record may carry (`extra=`) that the JSON line shows.
+_FIELDS = ("request_id", "method", "path", "route", "status", "duration_ms", "client", "job")
+
+
+class JsonFormatter(logging.Formatter):
+    """One JSON object per record: time, level, logger, message, request fields, exception."""
+
+    def format(self, record: logging.LogRecord) -> str:
+        entry: dict[str, Any] = {
+            "time": datetime.fromtimestamp(record.created, UTC).isoformat(timespec="milliseconds"),
+            "level": record.levelname.lower(),
+            "logger": record.name,
+            "message": scrub(record.getMessage()),
+        }
+        for name in _FIELDS:
+            value = record.__dict__.get(name)
+            if value is not None:
+                entry[name] = scrub(value) if isinstance(value, str) else value
+        if record.exc_info:
+            entry["exception"] = scrub(self.formatException(record.exc_info))
+        elif record.exc_text:
+            entry["exception"] = scrub(record.exc_text)
+        return json.dumps(entry, ensure_ascii=False, default=str)
+
+
+class TextFormatter(logging.Formatter):
+    """The usual one-line text, scrubbed."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+    def format(self, record: logging.LogRecord) -> str:
+        return scrub(super().format(record))
+
+
+def uvicorn_log_config(log_format: LogFormat = "json", level: str = "info") -> dict[str, Any]:
+    """A `logging.config.dictConfig` for uvicorn and carimg (works across worker processes):
+    every logger writes through the scrubbing formatter to stderr."""
     from uvicorn.config import LOGGING_CONFIG
 
     config = copy.deepcopy(LOGGING_CONFIG)
+    formatter = "carimg.logs.JsonFormatter" if log_format == "json" else "carimg.logs.TextFormatter"
+    config["formatters"] = {"carimg": {"()": formatter}}
     config.setdefault("filters", {})["redact_secrets"] = {"()": "carimg.logs.RedactSecrets"}
+    for handler in config["handlers"].values():
+        handler["formatter"] = "carimg"
+        handler["stream"] = "ext://sys.stderr"
     config["handlers"]["access"]["filters"] = ["redact_secrets"]
+    config["loggers"]["carimg"] = {
+        "handlers": ["default"],
+        "level": level.upper(),
+        "propagate": False,
+    }
+    config["root"] = {"handlers": ["default"], "level": "WARNING"}
     return config

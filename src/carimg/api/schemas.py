@@ -95,6 +95,21 @@ class OptionsResponse(_Schema):
     request_id: str
 
 
+class DependencyHealth(_Schema):
+    state: str = Field(description="`ok`, `timeout`, or `error: <kind of error>`.")
+    kind: str = Field(
+        description="database: sqlite or postgresql; render_cache: local or s3 (the object "
+        "store); redis; renderer: pool (in-process workers) or queue (`carimg worker`)."
+    )
+    latency_ms: float = Field(description="How long the probe took.")
+
+
 class HealthResponse(_Schema):
     status: Literal["ok", "degraded"]
-    checks: dict[str, str]
+    checks: dict[str, str] = Field(description="Each dependency and `ok` or what is wrong.")
+    dependencies: dict[str, DependencyHealth] = Field(
+        default_factory=dict, description="The probed dependencies: kind, state and latency."
+    )
+    failing: list[str] | None = Field(
+        default=None, description="The dependencies that are not `ok` (only when degraded)."
+    )

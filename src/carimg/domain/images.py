@@ -10,6 +10,7 @@ import asyncio
 import hashlib
 import io
 import logging
+import time
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -21,6 +22,7 @@ from numpy.typing import NDArray
 from PIL import Image
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from carimg import metrics
 from carimg.domain.clock import Clock
 from carimg.domain.errors import RenderFailed, Unavailable
 from carimg.domain.etags import etag_matches
@@ -115,6 +117,7 @@ class Renderer:
             return await asyncio.shield(running)
         future: asyncio.Future[bytes] = asyncio.get_running_loop().create_future()
         self._in_flight[key] = future
+        started = time.perf_counter()
         try:
             vehicle = spec.vehicle
             appearance = Appearance(
@@ -133,9 +136,13 @@ class Renderer:
                 ) from restarted
             with _store_errors():
                 await self.cache.put_source(key, png)
+            metrics.RENDERS_OK.inc()
+            metrics.RENDER_SECONDS.observe(time.perf_counter() - started)
             future.set_result(png)
             return png
         except BaseException as error:
+            if isinstance(error, Exception):
+                metrics.RENDERS_FAILED.inc()
             future.set_exception(error)
             future.exception()  # mark retrieved: waiters re-raise it themselves
             raise
@@ -152,9 +159,11 @@ class Renderer:
                 size = self._sizes[key] = image_size(cached)
                 if len(self._sizes) > 50_000:  # a few MB at most: start over
                     self._sizes.clear()
+            metrics.RENDER_CACHE_HIT.inc()
             return RenderedImage(cached, size[0], size[1], "cache")
         generated = not await self.has_source(spec)
         data, width, height = await self.derived(spec)
+        (metrics.RENDER_CACHE_MISS if generated else metrics.RENDER_CACHE_DERIVED).inc()
         return RenderedImage(data, width, height, "generated" if generated else "cache")
 
     async def derived(self, spec: ImageSpec) -> tuple[bytes, int, int]:

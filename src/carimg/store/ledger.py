@@ -10,6 +10,7 @@ from sqlalchemy import insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
+from carimg import metrics
 from carimg.store.db import Database
 from carimg.store.records import LedgerEntry, LedgerKind
 from carimg.store.tables import accounts, ledger
@@ -99,10 +100,11 @@ class LedgerStore:
                 )
                 if also is not None:
                     await also(conn, int(balance))
-                return True, int(balance)
         except IntegrityError:
             # The reference exists: the whole transaction, balance change included, rolled back.
             return False, await self.balance(account_id)
+        metrics.count_ledger_entry(kind, amount)  # after the commit: only what really moved
+        return True, int(balance)
 
     async def balance(self, account_id: str, conn: AsyncConnection | None = None) -> int:
         query = select(accounts.c.credits).where(accounts.c.id == account_id)

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import os
 import stat
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +62,13 @@ def test_the_blocking_client_speaks_the_same_api(app: FastAPI) -> None:
             with pytest.raises(NotFoundError):
                 client.image("toyota", "camryy", 2020)
             assert client.account().data.credits == 99
+
+
+def test_importing_the_sdk_leaves_the_server_stack_unloaded() -> None:
+    code = (
+        "import sys, carimg.client; "
+        "print(sorted({m.split('.')[0] for m in sys.modules} & {'fastapi', 'numba', 'sqlalchemy'})"
+        " + sorted(m for m in sys.modules if m.startswith(('carimg.catalog', 'carimg.render'))))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "[]"

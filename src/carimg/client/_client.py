@@ -100,22 +100,37 @@ ImageRequest = Mapping[str, Any]
 format, fit, background, trim, padding (or vehicle, a catalog id)."""
 
 
-class _Runner:
-    """Configuration shared by both clients: address, key, retries, headers."""
+HttpT = TypeVar("HttpT", httpx.Client, httpx.AsyncClient)
+
+
+class _Runner(Generic[HttpT]):
+    """Configuration shared by both clients: address, key, retries, headers, HTTP client.
+
+    `api_key`: else `CAR_IMAGE_API_KEY`, else the key `carimg login` stored for this address.
+    `base_url`: else `CAR_IMAGE_API_URL`, else the stored address, else `DEFAULT_BASE_URL`.
+    `http_client`: an httpx client to send through (tests pass one bound to an app); it is left
+    open on close, as its owner's.
+    """
+
+    _http_class: type[HttpT]
 
     def __init__(
         self,
         api_key: str | None = None,
         *,
         base_url: str | None = None,
+        timeout: float | httpx.Timeout | None = None,
         max_retries: int = 3,
         max_retry_wait: float = 60.0,
         headers: Mapping[str, str] | None = None,
+        http_client: HttpT | None = None,
     ) -> None:
         self.base_url = resolve_base_url(base_url)
         self.api_key = resolve_api_key(api_key, self.base_url)
         self.retry_policy = RetryPolicy(max_retries=max_retries, max_retry_wait=max_retry_wait)
         self._headers = {"User-Agent": USER_AGENT, **(headers or {})}
+        self._owns_http = http_client is None
+        self._http: HttpT = http_client or self._http_class(timeout=timeout or DEFAULT_TIMEOUT)
 
     def _request(self, http: httpx.Client | httpx.AsyncClient, op: Operation[Any]) -> httpx.Request:
         headers = dict(self._headers) | op.headers
@@ -125,8 +140,8 @@ class _Runner:
         return http.build_request(op.method, url, params=op.params, json=op.json, headers=headers)
 
 
-class _SyncRunner(_Runner):
-    _http: httpx.Client
+class _SyncRunner(_Runner[httpx.Client]):
+    _http_class = httpx.Client
 
     def _run(self, op: Operation[T]) -> T:
         flow = exchange(op, functools.partial(self._request, self._http), self.retry_policy)
@@ -147,8 +162,8 @@ class _SyncRunner(_Runner):
             return result
 
 
-class _AsyncRunner(_Runner):
-    _http: httpx.AsyncClient
+class _AsyncRunner(_Runner[httpx.AsyncClient]):
+    _http_class = httpx.AsyncClient
 
     async def _run(self, op: Operation[T]) -> T:
         flow = exchange(op, functools.partial(self._request, self._http), self.retry_policy)
@@ -544,33 +559,7 @@ def _delivery_path(token_or_url: str) -> str:
 
 
 class Client(_SyncRunner, _Endpoints):
-    """The blocking client. Use it as a context manager, or call `close()`.
-
-    `api_key`: else `CAR_IMAGE_API_KEY`, else the key `carimg login` stored for this address.
-    `base_url`: else `CAR_IMAGE_API_URL`, else the stored address, else `DEFAULT_BASE_URL`.
-    `http_client`: an `httpx.Client` to send through (tests pass one bound to an app).
-    """
-
-    def __init__(
-        self,
-        api_key: str | None = None,
-        *,
-        base_url: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = 3,
-        max_retry_wait: float = 60.0,
-        headers: Mapping[str, str] | None = None,
-        http_client: httpx.Client | None = None,
-    ) -> None:
-        super().__init__(
-            api_key,
-            base_url=base_url,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            headers=headers,
-        )
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.Client(timeout=timeout or DEFAULT_TIMEOUT)
+    """The blocking client. Use it as a context manager, or call `close()`."""
 
     def close(self) -> None:
         if self._owns_http:
@@ -585,27 +574,6 @@ class Client(_SyncRunner, _Endpoints):
 
 class AsyncClient(_AsyncRunner, _Endpoints):
     """The asyncio client: the same methods as `Client`, as coroutines."""
-
-    def __init__(
-        self,
-        api_key: str | None = None,
-        *,
-        base_url: str | None = None,
-        timeout: float | httpx.Timeout | None = None,
-        max_retries: int = 3,
-        max_retry_wait: float = 60.0,
-        headers: Mapping[str, str] | None = None,
-        http_client: httpx.AsyncClient | None = None,
-    ) -> None:
-        super().__init__(
-            api_key,
-            base_url=base_url,
-            max_retries=max_retries,
-            max_retry_wait=max_retry_wait,
-            headers=headers,
-        )
-        self._owns_http = http_client is None
-        self._http = http_client or httpx.AsyncClient(timeout=timeout or DEFAULT_TIMEOUT)
 
     async def aclose(self) -> None:
         if self._owns_http:

@@ -27,8 +27,15 @@ ContextFactory = Callable[..., BrowserContext]
 
 @pytest.fixture(scope="session")
 def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    """`carimg serve` with an operator token, so tests can confirm local checkouts in the page."""
-    with running_server(tmp_path_factory.mktemp("var"), operator_token=OPERATOR_TOKEN) as running:
+    """`carimg serve` with an operator token, so tests can confirm local checkouts in the page,
+    and cheap password hashing."""
+    with running_server(
+        tmp_path_factory.mktemp("var"),
+        operator_token=OPERATOR_TOKEN,
+        # cheap argon2id: tests sign up many accounts (the defaults take ~0.2 s a hash)
+        password_hash_memory_kib="64",
+        password_hash_iterations="1",
+    ) as running:
         yield running
 
 

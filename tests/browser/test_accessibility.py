@@ -30,7 +30,6 @@ FOCUSED = """() => { const el = document.activeElement;
 def visit(page: Page, path: str) -> None:
     response = page.goto(path)
     assert response is not None and response.status == 200, path
-    page.wait_for_load_state("networkidle")
 
 
 def focus_order(page: Page, presses: int) -> list[str]:

@@ -36,6 +36,7 @@ from carimg.catalog import Catalog, load_catalog
 from carimg.config import Settings
 from carimg.domain.clock import Clock
 from carimg.mcp.endpoint import MCP_PATH, McpEndpoint
+from carimg.mcp.openapi import mcp_path_item
 from carimg.render import RenderPool
 from carimg.services import build_services
 
@@ -102,7 +103,9 @@ def create_app(
         app.include_router(module.router)
     web.install(app)
     # Exactly /api/mcp (no redirect to a trailing slash): the SDK's transport as an ASGI app.
-    app.router.routes.append(Route(MCP_PATH, mcp_endpoint, methods=["GET", "POST", "DELETE"]))
+    app.router.routes.append(
+        Route(MCP_PATH, mcp_endpoint, methods=["GET", "POST", "DELETE", "OPTIONS"])
+    )
     app.openapi = lambda: _openapi(app)  # type: ignore[method-assign]
     return app
 
@@ -121,6 +124,7 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
         schema.setdefault("components", {}).setdefault("schemas", {})["Problem"] = (
             Problem.model_json_schema()
         )
+        schema.setdefault("paths", {})[MCP_PATH] = mcp_path_item()  # an ASGI app, not a route
         for path_item in schema.get("paths", {}).values():
             for operation in path_item.values():
                 operation.get("responses", {}).pop("422", None)

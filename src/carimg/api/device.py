@@ -18,6 +18,7 @@ from carimg.api.auth import ServicesDep
 from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
+from carimg.api.per_address import client_ip
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.device import (
@@ -94,10 +95,6 @@ class OAuthError(BaseModel):
     request_id: str
 
 
-def _client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
-
-
 async def _fields(request: Request) -> Any:
     """The body's members: a form, else JSON; an empty body is no members."""
     body = await read_body(request, BODY_LIMIT)
@@ -152,7 +149,7 @@ def _oauth_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:
 async def create_device_code(request: Request, services: ServicesDep) -> Response:
     """Codes live ten minutes; 20 requests a minute per address."""
     body = validate_body(DeviceCodeRequest, await _fields(request))
-    started = await services.device.start(body.client_name, ip=_client_ip(request))
+    started = await services.device.start(body.client_name, ip=client_ip(request))
     activate = f"{services.settings.base_url}/activate"
     return JSONBody(
         {
@@ -207,7 +204,7 @@ async def create_device_token(request: Request, services: ServicesDep) -> Respon
                 "unsupported_grant_type",
                 f"grant_type must be {DEVICE_CODE_GRANT} (or left out).",
             )
-        grant = await services.device.poll(body.device_code, ip=_client_ip(request))
+        grant = await services.device.poll(body.device_code, ip=client_ip(request))
     except DeviceFlowError as error:
         return _oauth_error(request, error.status, error.error, error.detail, **error.headers)
     except DomainError as error:

@@ -15,25 +15,49 @@ from starlette.responses import RedirectResponse, Response
 
 from carimg.api.auth import ServicesDep
 from carimg.api.bodies import parse_json, read_body
+from carimg.api.cors import CORS, cors_on_errors, preflight
 from carimg.api.jsonresponse import JSONBody
+from carimg.api.per_address import retry_after
 from carimg.domain.errors import InvalidRequest
-from carimg.domain.oauth import RedirectError
+from carimg.domain.oauth import (
+    REGISTRATIONS_PER_MINUTE,
+    REVOCATIONS_PER_MINUTE,
+    TOKEN_REQUESTS_PER_MINUTE,
+    RedirectError,
+)
+from carimg.services import Services
 
 router = APIRouter(tags=["oauth"])
 REGISTRATION_LIMIT = 16 * 1024
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
-_PUBLIC = {"Access-Control-Allow-Origin": "*"}  # browser-based agent hosts read these
 
 
-def _oauth_error(error: OAuth2Error, status: int | None = None) -> Response:
+def _oauth_error(error: OAuth2Error, headers: Mapping[str, str] | None = None) -> Response:
     body = {"error": error.error}
     if error.description:
         body["error_description"] = error.description
-    code = status or error.status_code
-    headers = _NO_STORE | _PUBLIC
+    code = error.status_code
+    answer = _NO_STORE | CORS | dict(headers or {})
     if code == 401:
-        headers["WWW-Authenticate"] = 'Basic realm="carimg"'
-    return JSONBody(body, status_code=code, headers=headers)
+        answer["WWW-Authenticate"] = 'Basic realm="carimg"'
+    return JSONBody(body, status_code=code, headers=answer)
+
+
+async def _over_limit(
+    services: Services, request: Request, kind: str, limit: int
+) -> Response | None:
+    """The OAuth error (429 with Retry-After) once this address made more than `limit`
+    requests of `kind` this minute; None while within it."""
+    retry = await retry_after(services, request, f"oauth-{kind}", limit)
+    if retry is None:
+        return None
+    error = OAuth2Error(
+        f"More than {limit} requests a minute to this endpoint from this address; "
+        f"retry in {retry} s.",
+        status_code=429,
+        error="temporarily_unavailable",
+    )
+    return _oauth_error(error, {"Retry-After": str(retry)})
 
 
 def _basic_credentials(request: Request) -> tuple[str, str] | None:
@@ -61,7 +85,7 @@ async def _form(request: Request) -> Mapping[str, str]:
 )
 @router.get("/.well-known/oauth-protected-resource/api/mcp", include_in_schema=False)
 async def protected_resource_metadata(services: ServicesDep) -> Response:
-    return JSONBody(services.oauth.protected_resource_metadata(), headers=_PUBLIC)
+    return JSONBody(services.oauth.protected_resource_metadata(), headers=CORS)
 
 
 @router.get(
@@ -70,7 +94,18 @@ async def protected_resource_metadata(services: ServicesDep) -> Response:
     summary="OAuth authorization server metadata (RFC 8414)",
 )
 async def authorization_server_metadata(services: ServicesDep) -> Response:
-    return JSONBody(services.oauth.authorization_server_metadata(), headers=_PUBLIC)
+    return JSONBody(services.oauth.authorization_server_metadata(), headers=CORS)
+
+
+@router.options("/.well-known/oauth-protected-resource", include_in_schema=False)
+@router.options("/.well-known/oauth-protected-resource/api/mcp", include_in_schema=False)
+@router.options("/.well-known/oauth-authorization-server", include_in_schema=False)
+@router.options("/oauth/register", include_in_schema=False)
+@router.options("/oauth/token", include_in_schema=False)
+@router.options("/oauth/revoke", include_in_schema=False)
+async def oauth_preflight() -> Response:
+    """Browser-based agent hosts ask before their cross-origin requests."""
+    return preflight()
 
 
 @router.post(
@@ -80,13 +115,18 @@ async def authorization_server_metadata(services: ServicesDep) -> Response:
     status_code=201,
 )
 async def register_client(request: Request, services: ServicesDep) -> Response:
+    """20 registrations a minute per address."""
+    limited = await _over_limit(services, request, "register", REGISTRATIONS_PER_MINUTE)
+    if limited is not None:
+        return limited
     try:
-        body = parse_json(await read_body(request, REGISTRATION_LIMIT))
+        with cors_on_errors():
+            body = parse_json(await read_body(request, REGISTRATION_LIMIT))
     except InvalidRequest as error:
         return JSONBody(
             {"error": "invalid_client_metadata", "error_description": error.detail},
             status_code=400,
-            headers=_PUBLIC,
+            headers=CORS,
         )
     if not isinstance(body, dict):
         body = {}
@@ -94,7 +134,7 @@ async def register_client(request: Request, services: ServicesDep) -> Response:
         registered = await services.oauth.register(body)
     except OAuth2Error as error:
         return _oauth_error(error)
-    return JSONBody(registered, status_code=201, headers=_NO_STORE | _PUBLIC)
+    return JSONBody(registered, status_code=201, headers=_NO_STORE | CORS)
 
 
 @router.get(
@@ -125,14 +165,19 @@ async def authorize(request: Request, services: ServicesDep) -> Response:
     summary="Exchange an authorization code (with its PKCE verifier) or a refresh token",
 )
 async def token(request: Request, services: ServicesDep) -> Response:
-    """Access tokens are short-lived; each refresh token works once and is replaced."""
+    """Access tokens are short-lived; each refresh token works once and is replaced. 60
+    requests a minute per address."""
+    limited = await _over_limit(services, request, "token", TOKEN_REQUESTS_PER_MINUTE)
+    if limited is not None:
+        return limited
     try:
-        issued: dict[str, Any] = await services.oauth.token(
-            await _form(request), _basic_credentials(request)
-        )
+        with cors_on_errors():
+            issued: dict[str, Any] = await services.oauth.token(
+                await _form(request), _basic_credentials(request)
+            )
     except OAuth2Error as error:
         return _oauth_error(error)
-    return JSONBody(issued, headers=_NO_STORE | _PUBLIC)
+    return JSONBody(issued, headers=_NO_STORE | CORS)
 
 
 @router.post(
@@ -141,9 +186,14 @@ async def token(request: Request, services: ServicesDep) -> Response:
     summary="Revoke an access or refresh token (RFC 7009)",
 )
 async def revoke(request: Request, services: ServicesDep) -> Response:
-    """200 even for unknown tokens; revoking a refresh token ends the connection's tokens."""
+    """200 even for unknown tokens; revoking a refresh token ends the connection's tokens. 60
+    requests a minute per address."""
+    limited = await _over_limit(services, request, "revoke", REVOCATIONS_PER_MINUTE)
+    if limited is not None:
+        return limited
     try:
-        await services.oauth.revoke(await _form(request), _basic_credentials(request))
+        with cors_on_errors():
+            await services.oauth.revoke(await _form(request), _basic_credentials(request))
     except OAuth2Error as error:
         return _oauth_error(error)
-    return Response(status_code=200, headers=_NO_STORE | _PUBLIC)
+    return Response(status_code=200, headers=_NO_STORE | CORS)

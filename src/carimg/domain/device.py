@@ -28,6 +28,7 @@ from carimg.domain.errors import (
     NotFound,
     RateLimited,
 )
+from carimg.domain.ratelimit import per_address
 from carimg.store.accounts import AccountStore
 from carimg.store.counters import Counters
 from carimg.store.device_codes import DeviceCode, DeviceCodeStore, DuplicateCode
@@ -155,10 +156,7 @@ class DeviceLogin:
 
     async def _per_ip(self, kind: str, ip: str, limit: int) -> int | None:
         """None while `ip` is within `limit` a minute, else the seconds until the next window."""
-        now = self._clock.time()
-        window = int(now // 60)
-        count = await self._counters.incr(f"device-{kind}:{ip}:{window}", 1, 120)
-        return None if count <= limit else max(1, math.ceil((window + 1) * 60 - now))
+        return await per_address(self._counters, self._clock, f"device-{kind}", ip, limit)
 
     async def start(self, client_name: str | None, *, ip: str) -> DeviceAuthorization:
         """New device and user codes (429 beyond 20 a minute from one address)."""

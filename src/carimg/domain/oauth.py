@@ -62,6 +62,9 @@ CODE_LIFETIME = timedelta(minutes=5)
 REQUEST_LIFETIME_SECONDS = 15 * 60  # the consent page must be answered within this
 REFRESH_LIFETIME = timedelta(days=30)
 MCP_RESOURCE_PATH = "/api/mcp"
+REGISTRATIONS_PER_MINUTE = 20  # per address: hosts register once per install
+TOKEN_REQUESTS_PER_MINUTE = 60  # per address: exchanges and refreshes
+REVOCATIONS_PER_MINUTE = 60
 _CONSENT_PURPOSE = "oauth-consent"
 _UNSAFE_SCHEMES = {"javascript", "data", "file", "vbscript", "about", "blob"}
 _LOOPBACK = {"localhost", "127.0.0.1", "::1"}

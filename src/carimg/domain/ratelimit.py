@@ -73,3 +73,16 @@ class RateWindows:
             error.headers |= state.headers()
             raise error
         return state
+
+
+async def per_address(
+    counters: Counters, clock: Clock, kind: str, ip: str, limit: int
+) -> int | None:
+    """Count one `kind` request from `ip` (public endpoints, no key to count against): None while
+    within `limit` this minute, else the seconds until the next window."""
+    now = clock.time()
+    window = int(now // RATE_WINDOW_SECONDS)
+    count = await counters.incr(f"{kind}:{ip}:{window}", 1, 2 * RATE_WINDOW_SECONDS)
+    if count <= limit:
+        return None
+    return max(1, math.ceil((window + 1) * RATE_WINDOW_SECONDS - now))

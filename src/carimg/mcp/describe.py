@@ -33,7 +33,8 @@ def _resolve(document: Mapping[str, Any], schema: Mapping[str, Any]) -> Mapping[
 def _schema_type(schema: Mapping[str, Any]) -> str:
     if "anyOf" in schema:
         return " or ".join(_schema_type(s) for s in schema["anyOf"] if s.get("type") != "null")
-    kind = str(schema.get("type", "object"))
+    declared = schema.get("type", "object")
+    kind = " or ".join(declared) if isinstance(declared, list) else str(declared)  # 3.1 unions
     if "enum" in schema:
         kind += f" ({', '.join(map(str, schema['enum']))})"
     bounds = [f"{name} {schema[name]}" for name in ("minimum", "maximum") if name in schema]

@@ -30,6 +30,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from carimg import __version__
 from carimg.api.auth import principal_for
+from carimg.api.cors import CORS, cors_on_errors, preflight
 from carimg.domain.errors import InvalidRequest, PayloadTooLarge, Unauthenticated
 from carimg.mcp.domain_backend import DomainBackend, current_principal
 from carimg.mcp.tools import build_server
@@ -95,6 +96,13 @@ class McpEndpoint:
             yield manager
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] == "OPTIONS":  # browser-based agent hosts' CORS preflight
+            await preflight()(scope, receive, send)
+            return
+        with cors_on_errors():
+            await self._answer(scope, receive, send)
+
+    async def _answer(self, scope: Scope, receive: Receive, send: Send) -> None:
         assert self._services is not None, "the endpoint is not running"
         services = self._services
         request = Request(scope, receive)
@@ -108,7 +116,7 @@ class McpEndpoint:
         batch = _batch_of(body, request.headers.get("mcp-protocol-version"))
         for _ in range(len(batch) - 1):  # every member of a batch counts, as separate POSTs do
             await services.rate.hit(principal)
-        send = _with_headers(send, getattr(request.state, "rate_headers", {}))
+        send = _with_headers(send, getattr(request.state, "rate_headers", {}) | CORS)
         token = current_principal.set(principal)
         try:
             async with self._transport() as manager:
@@ -155,7 +163,7 @@ def _with_headers(send: Send, headers: dict[str, str]) -> Send:
     extra = [(name.lower().encode(), value.encode()) for name, value in headers.items()]
 
     async def send_with_headers(message: Message) -> None:
-        if message["type"] == "http.response.start" and extra:
+        if message["type"] == "http.response.start":
             message["headers"] = [*message.get("headers", []), *extra]
         await send(message)
 

@@ -21,7 +21,7 @@ _SECRET_QUERY = re.compile(
     r"code|client_secret|password)=)[^&#\s\"']*",
     re.IGNORECASE,
 )
-_DELIVERY_TOKEN = re.compile(r"(/api/v1/delivery/)[^/?#\s\"']+")
+_DELIVERY_TOKEN = re.compile(r"(/api/v1/delivery/)(?!\{token\})[^/?#\s\"']+")  # not the template
 _SECRET_TEXT = (
     # credentials in headers as they appear in text: `Authorization: Bearer …`, `x-api-key: …`
     (

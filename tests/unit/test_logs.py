@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 import logging
+import sys
 
 import pytest
 
-from carimg.logs import RedactSecrets, redact
+from carimg.logs import JsonFormatter, RedactSecrets, redact, scrub
 
 
 @pytest.mark.parametrize(
@@ -38,3 +40,46 @@ def test_the_access_log_filter_rewrites_the_path_argument() -> None:
     )
     assert RedactSecrets().filter(record)
     assert "tok" not in record.getMessage() and "[redacted]" in record.getMessage()
+
+
+@pytest.mark.parametrize(
+    ("text", "secret"),
+    [
+        ("Authorization: Bearer cimg_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdefg", "AbCdEfGh"),
+        ("headers {'x-api-key': 'cimg_zzzzzzzzzzzz'}", "zzzzzzzz"),
+        ("sent bearer cat_0123456789abcdef", "0123456789"),
+        ("refresh crt_0123456789abcdef failed", "0123456789"),
+        ("cookie: carimg_session=payload.signature; theme=dark", "payload.signature"),
+        ("set carimg_playground=abc.def for the visitor", "abc.def"),
+        ("stripe said whsec_0123456789abcdef", "0123456789"),
+        ("GET /oauth/callback?code=cac_0123456789&state=s", "0123456789"),
+        ("/api/v1/delivery/tokEN_value-123?x=1", "tokEN_value"),
+    ],
+)
+def test_secrets_anywhere_in_a_message_are_scrubbed(text: str, secret: str) -> None:
+    scrubbed = scrub(text)
+    assert secret not in scrubbed and "[redacted]" in scrubbed
+
+
+def test_the_route_template_of_delivery_urls_stays_readable() -> None:
+    assert scrub("/api/v1/delivery/{token}") == "/api/v1/delivery/{token}"
+
+
+def test_a_json_record_carries_the_request_fields_and_a_scrubbed_traceback() -> None:
+    try:
+        raise RuntimeError("bad key cimg_0123456789abcdefghij")
+    except RuntimeError:
+        record = logging.LogRecord(
+            "carimg.images", logging.ERROR, "", 0, "render failed for %s", ("x",), sys.exc_info()
+        )
+    record.request_id = "req_1"
+    record.status = 502
+    line = json.loads(JsonFormatter().format(record))
+    assert line["message"] == "render failed for x"
+    assert (line["level"], line["logger"], line["request_id"], line["status"]) == (
+        "error",
+        "carimg.images",
+        "req_1",
+        502,
+    )
+    assert "RuntimeError" in line["exception"] and "0123456789" not in line["exception"]

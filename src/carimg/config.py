@@ -42,6 +42,24 @@ class Settings(BaseSettings):
         default=None,
         description="Redis URL for rate windows and render budgets shared by several processes.",
     )
+    render_queue: Literal["local", "redis"] = Field(
+        default="local",
+        description="`local`: new renders run in this process's render pool; `redis`: in "
+        "`carimg worker` processes fed through Redis (needs `redis_url` and a render cache "
+        "every process shares: one directory or an S3 bucket).",
+    )
+    render_queue_name: str = Field(
+        default="carimg:renders", description="Redis queue (and job id prefix) of render jobs."
+    )
+    render_queue_wait: float = Field(
+        default=30, gt=0, description="Seconds a request waits for a worker's render (then 503)."
+    )
+    render_job_timeout: float = Field(
+        default=20,
+        gt=0,
+        description="Seconds a worker may spend on one render; a job whose worker died is "
+        "retried this long (plus 2 s) after it started.",
+    )
     daily_render_ceiling: int = Field(
         default=20000, ge=1, description="New (cold) renders per day for the whole deployment."
     )

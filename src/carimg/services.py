@@ -27,6 +27,7 @@ from carimg.domain.pricing import Pricing, pricing_for
 from carimg.domain.ratelimit import RateWindows
 from carimg.domain.renderbudget import RenderBudget
 from carimg.domain.web_accounts import WebAccounts, mailer_for
+from carimg.queue import QueueRenders
 from carimg.render import RenderPool
 from carimg.render._version import RENDERER_VERSION
 from carimg.store.accounts import AccountStore
@@ -70,6 +71,7 @@ class Services:
     events: EventStore
     render_pool: RenderPool
     device: DeviceLogin
+    render_queue: QueueRenders | None  # CARIMG_RENDER_QUEUE=redis
     web_accounts: WebAccounts
     oauth: OAuthServer
 
@@ -80,6 +82,8 @@ class Services:
 
     async def close(self) -> None:
         self.render_pool.close()
+        if self.render_queue is not None:
+            await self.render_queue.close()
         self.images.renderer.cache.close()
         await self.counters.close()
         await self.db.dispose()
@@ -114,6 +118,20 @@ def build_render_cache(settings: Settings) -> RenderCache:
     return RenderCache(build_blob_store(settings), settings.derived_cache_mb * 1024 * 1024)
 
 
+def _render_queue(settings: Settings, cache: RenderCache) -> QueueRenders | None:
+    """Render jobs for `carimg worker` processes, when the deployment runs them."""
+    if settings.render_queue == "local":
+        return None
+    if not settings.redis_url:
+        raise ValueError("CARIMG_RENDER_QUEUE=redis needs CARIMG_REDIS_URL")
+    return QueueRenders(
+        settings.redis_url,
+        settings.render_queue_name,
+        cache,
+        wait_seconds=settings.render_queue_wait,
+    )
+
+
 async def build_services(
     settings: Settings,
     catalog: Catalog,
@@ -136,7 +154,8 @@ async def build_services(
     pricing = pricing_for(settings.pricing_variant)
     feedback_store = FeedbackStore(db)
     usage = UsageStore(db)
-    renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store)
+    queue = _render_queue(settings, cache)
+    renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store, queue)
     caps = PlanCaps(pricing, clock)
     budget = RenderBudget(counters, clock, settings.daily_render_ceiling)
     account_store = AccountStore(db)
@@ -190,6 +209,7 @@ async def build_services(
         ),
         events=EventStore(db),
         render_pool=pool,
+        render_queue=queue,
         device=DeviceLogin(
             DeviceCodeStore(db),
             Accounts(AccountStore(db), ledger_store, clock),

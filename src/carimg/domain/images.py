@@ -31,6 +31,7 @@ from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
+from carimg.queue import RenderQueueUnavailable
 from carimg.render import Appearance, RenderPool, RenderPoolRestarted, derive
 from carimg.store.blobs import BlobStoreError
 from carimg.store.records import Account, Principal
@@ -71,13 +72,26 @@ class VariationSource(Protocol):
     async def variation(self, asset_key: str) -> int: ...
 
 
+class RenderQueue(Protocol):
+    """New sources rendered by other processes (`carimg.queue`), stored in the shared cache."""
+
+    async def render(self, key: str, appearance: Appearance, view: str, paint: str) -> bytes: ...
+
+
 class Renderer:
-    """Source renders through the render pool and the cache, one render per new variant."""
+    """Source renders through the render pool (or the render queue) and the cache, one render
+    per new variant."""
 
     def __init__(
-        self, pool: RenderPool, cache: RenderCache, version: str, variations: VariationSource
+        self,
+        pool: RenderPool,
+        cache: RenderCache,
+        version: str,
+        variations: VariationSource,
+        queue: RenderQueue | None = None,
     ) -> None:
         self.pool = pool
+        self.queue = queue
         self.cache = cache
         self.version = version
         self._variations = variations
@@ -127,15 +141,18 @@ class Renderer:
                 vehicle.model.body_style,
                 spec.variation,
             )
-            try:
-                png = await self.pool.render(appearance, spec.view, spec.paint)
-            except RenderPoolRestarted as restarted:
-                raise Unavailable(
-                    "The renderer restarted; nothing was charged for this attempt. Retry.",
-                    headers={"Retry-After": "2"},
-                ) from restarted
-            with _store_errors():
-                await self.cache.put_source(key, png)
+            if self.queue is not None:  # a worker renders it into the shared cache
+                png = await self._queued(key, appearance, spec)
+            else:
+                try:
+                    png = await self.pool.render(appearance, spec.view, spec.paint)
+                except RenderPoolRestarted as restarted:
+                    raise Unavailable(
+                        "The renderer restarted; nothing was charged for this attempt. Retry.",
+                        headers={"Retry-After": "2"},
+                    ) from restarted
+                with _store_errors():
+                    await self.cache.put_source(key, png)
             metrics.RENDERS_OK.inc()
             metrics.RENDER_SECONDS.observe(time.perf_counter() - started)
             future.set_result(png)
@@ -148,6 +165,19 @@ class Renderer:
             raise
         finally:
             del self._in_flight[key]
+
+    async def _queued(self, key: str, appearance: Appearance, spec: ImageSpec) -> bytes:
+        assert self.queue is not None
+        try:
+            with _store_errors():
+                return await self.queue.render(key, appearance, spec.view, spec.paint)
+        except RenderQueueUnavailable as error:
+            logger.warning("render queue: %s", error)
+            raise Unavailable(
+                "No render worker finished this image in time; nothing was charged for this "
+                "attempt. Retry.",
+                headers={"Retry-After": "5"},
+            ) from error
 
     async def image(self, spec: ImageSpec) -> RenderedImage:
         """The encoded image and where it came from: derived cache, cached source, or a render."""

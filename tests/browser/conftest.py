@@ -4,7 +4,8 @@ real `carimg serve` process.
 Fixtures: `server` (session; the e2e Server, started with CARIMG_OPERATOR_TOKEN=OPERATOR_TOKEN so
 the local hosted checkout page can be confirmed), `browser` (session; one Chromium),
 `new_context(**options)` (a fresh BrowserContext per call, base_url set to the server, closed after
-the test) and `page` (a page in a fresh 1280x900 context). Helpers live in tests/browser/helpers.py.
+the test, which fails on any script error or CSP refusal in its pages) and `page` (a page in a
+fresh 1280x900 context). Helpers live in tests/browser/helpers.py.
 """
 
 from __future__ import annotations
@@ -51,21 +52,38 @@ def browser() -> Iterator[Browser]:
         chromium.close()
 
 
+def _watch(page: Page, errors: list[str]) -> None:
+    """Record script errors and what the page's Content-Security-Policy blocked."""
+    page.on("pageerror", lambda error: errors.append(f"{page.url}: {error}"))
+    page.on(
+        "console",
+        lambda message: (
+            errors.append(f"{page.url}: {message.text}")
+            if message.type == "error" and "Content Security Policy" in message.text
+            else None
+        ),
+    )
+
+
 @pytest.fixture
 def new_context(browser: Browser, server: Server) -> Iterator[ContextFactory]:
-    """Fresh, isolated contexts (own cookies); every one is closed after the test."""
+    """Fresh, isolated contexts (own cookies); every one is closed after the test, which then
+    fails if any page threw a script error or had something refused by its CSP."""
     opened: list[BrowserContext] = []
+    errors: list[str] = []
 
     def make(**options: Any) -> BrowserContext:
         options = {"base_url": server.url, "viewport": DESKTOP, **options}
         context = browser.new_context(**options)
         context.set_default_timeout(15_000)
+        context.on("page", lambda page: _watch(page, errors))
         opened.append(context)
         return context
 
     yield make
     for context in opened:
         context.close()
+    assert not errors, "pages had script errors or CSP refusals:\n" + "\n".join(errors)
 
 
 @pytest.fixture

@@ -26,14 +26,18 @@ def with_cookie(services: Services) -> dict[str, str]:
     return {"Cookie": f"{PLAYGROUND_COOKIE}={cookie}"}
 
 
+async def spend_allowance_of_two(client: httpx.AsyncClient, headers: dict[str, str]) -> None:
+    for width in (64, 65):
+        assert (await client.get(preview(width), headers=headers)).status_code == 200
+
+
 @SQLITE_ONLY
 @LIMIT_OF_TWO
 async def test_a_playground_cookie_previews_its_daily_limit_of_new_variants_then_429(
     client: httpx.AsyncClient, services: Services
 ) -> None:
     headers = with_cookie(services)
-    assert (await client.get(preview(64), headers=headers)).status_code == 200
-    assert (await client.get(preview(65), headers=headers)).status_code == 200
+    await spend_allowance_of_two(client, headers)
     refused = await client.get(preview(66), headers=headers)
     assert refused.status_code == 429
     assert refused.headers["content-type"] == "application/problem+json"
@@ -62,8 +66,7 @@ async def test_each_playground_cookie_has_its_own_allowance(
     client: httpx.AsyncClient, services: Services
 ) -> None:
     first, second = with_cookie(services), with_cookie(services)
-    for width in (64, 65):
-        assert (await client.get(preview(width), headers=first)).status_code == 200
+    await spend_allowance_of_two(client, first)
     assert (await client.get(preview(66), headers=first)).status_code == 429
     assert (await client.get(preview(66), headers=second)).status_code == 200
 
@@ -74,12 +77,24 @@ async def test_the_allowance_resets_at_midnight_utc(
     client: httpx.AsyncClient, services: Services, clock: FixedClock
 ) -> None:
     headers = with_cookie(services)
-    for width in (64, 65):
-        assert (await client.get(preview(width), headers=headers)).status_code == 200
+    await spend_allowance_of_two(client, headers)
     refused = await client.get(preview(66), headers=headers)
     assert refused.status_code == 429
     clock.advance(int(refused.headers["retry-after"]))
     assert (await client.get(preview(66), headers=headers)).status_code == 200
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(
+    "overrides",
+    [{"playground_daily_limit": 2, "password_hash_memory_kib": 64, "password_hash_iterations": 1}],
+)
+async def test_a_signed_in_person_previews_past_the_playground_limit(
+    client: httpx.AsyncClient, signed_in: str
+) -> None:
+    await client.get("/playground")
+    await spend_allowance_of_two(client, {})
+    assert (await client.get(preview(66))).status_code == 200  # the session grant comes first
 
 
 @SQLITE_ONLY
@@ -111,8 +126,7 @@ async def test_the_playground_page_sets_a_playground_cookie_that_pays_for_previe
 @LIMIT_OF_TWO
 async def test_revisiting_the_playground_keeps_the_days_count(client: httpx.AsyncClient) -> None:
     await client.get("/playground")
-    for width in (64, 65):
-        assert (await client.get(preview(width))).status_code == 200
+    await spend_allowance_of_two(client, {})
     await client.get("/playground")  # renews the cookie's expiry, not its allowance
     assert (await client.get(preview(66))).status_code == 429
 

@@ -1,18 +1,28 @@
 """The official MCP Python client (Streamable HTTP + ClientSession) against the real server:
-initialize, tools/list, every tool with a key, billing, a 402 as a tool error, batches, 401."""
+initialize, tools/list, every tool with a key, billing, a 402 as a tool error, batches, 401.
+
+Kept fast: the accounts are made once per module, in this process, straight in the server's
+database (the admin CLI is tested elsewhere), and every image call asks for the same small
+variant, so the server renders one source at most."""
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import uuid
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
 import httpx2
 import pytest
 
+from carimg.catalog import Catalog
+from carimg.config import Settings
+from carimg.render import RenderPool
+from carimg.services import build_services
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from mcp.types import CallToolResult
@@ -24,13 +34,34 @@ TOOLS = {
     "get_car_image", "create_car_image_urls", "search_vehicles", "resolve_vehicle",
     "list_image_options", "get_account", "rate_image", "describe_api",
 }  # fmt: skip
+IMAGE = {"make": "toyota", "model": "camry", "year": 2020, "size": "thumb"}  # one small variant
 
 
-def new_key(server: Server, credits: int = 100) -> str:
-    email = f"agent-{uuid.uuid4().hex[:8]}@example.com"
-    server.admin("create-account", "--email", email, "--credits", str(credits))
-    key: str = server.admin("create-key", "--email", email)["key"]  # type: ignore[assignment]
-    return key
+@dataclass(frozen=True)
+class Keys:
+    funded: str  # 100 credits, shared by the tests that spend (they check differences)
+    broke: str  # no credits
+
+
+@pytest.fixture(scope="module")
+def keys(server: Server, catalog: Catalog) -> Keys:
+    async def create() -> Keys:
+        settings = Settings(data_dir=server.data_dir, base_url=server.url, render_workers=0)
+        services = await build_services(settings, catalog, render_pool=RenderPool(0))
+        try:
+            made = []
+            for credits in (100, 0):
+                email = f"agent-{uuid.uuid4().hex[:8]}@example.com"
+                account = await services.accounts.create_account(email, credits=credits)
+                key, _ = await services.accounts.create_key(
+                    account, scopes=("images:read", "account:read")
+                )
+                made.append(key)
+            return Keys(*made)
+        finally:
+            await services.close()
+
+    return asyncio.run(create())
 
 
 @asynccontextmanager
@@ -54,9 +85,8 @@ def balance(server: Server, key: str) -> int:
     return int(response.json()["data"]["credits"])
 
 
-async def test_every_tool_answers_with_a_key(server: Server) -> None:
-    key = new_key(server)
-    async with session_with(server, key) as session:
+async def test_every_tool_answers_with_a_key(server: Server, keys: Keys) -> None:
+    async with session_with(server, keys.funded) as session:
         listed = await session.list_tools()
         assert {tool.name for tool in listed.tools} == TOOLS
         calls: dict[str, dict[str, Any]] = {
@@ -68,7 +98,7 @@ async def test_every_tool_answers_with_a_key(server: Server) -> None:
             "create_car_image_urls": {
                 "images": [{"make": "toyota", "model": "camry", "year": 2020}]
             },
-            "get_car_image": {"make": "toyota", "model": "camry", "year": 2020, "size": "thumb"},
+            "get_car_image": IMAGE,
             "rate_image": {"make": "toyota", "model": "camry", "year": 2020, "rating": 5},
         }
         for name, arguments in calls.items():
@@ -76,36 +106,34 @@ async def test_every_tool_answers_with_a_key(server: Server) -> None:
             assert not result.is_error, (name, text_of(result))
 
 
-async def test_get_car_image_returns_the_image_and_bills_one_credit(server: Server) -> None:
-    key = new_key(server)
-    async with session_with(server, key) as session:
-        result = await session.call_tool(
-            "get_car_image", {"make": "honda", "model": "civic", "year": 2019, "size": "thumb"}
-        )
+async def test_get_car_image_returns_the_image_and_bills_one_credit(
+    server: Server, keys: Keys
+) -> None:
+    before = balance(server, keys.funded)
+    async with session_with(server, keys.funded) as session:
+        result = await session.call_tool("get_car_image", IMAGE)
     image = result.content[0]
     assert image.type == "image" and image.mime_type == "image/png"
     assert base64.b64decode(image.data).startswith(b"\x89PNG")
-    assert balance(server, key) == 99
+    assert balance(server, keys.funded) == before - 1
     url = result.structured_content["url"]
     loaded = httpx.get(url)  # the signed URL serves the same image, free
     assert loaded.status_code == 200 and loaded.content == base64.b64decode(image.data)
-    assert balance(server, key) == 99
+    assert balance(server, keys.funded) == before - 1
 
 
-async def test_an_empty_balance_is_a_tool_error_that_says_how_to_buy(server: Server) -> None:
-    key = new_key(server, credits=0)
-    async with session_with(server, key) as session:
-        result = await session.call_tool(
-            "get_car_image", {"make": "toyota", "model": "camry", "year": 2020}
-        )
+async def test_an_empty_balance_is_a_tool_error_that_says_how_to_buy(
+    server: Server, keys: Keys
+) -> None:
+    async with session_with(server, keys.broke) as session:
+        result = await session.call_tool("get_car_image", IMAGE)
     assert result.is_error
     text = text_of(result)
     assert "buy credits" in text and f"{server.url}/dashboard/billing" in text
     assert "/api/v1/pricing" in text
 
 
-async def test_a_batch_is_answered_as_one_array(server: Server) -> None:
-    key = new_key(server)
+async def test_a_batch_is_answered_as_one_array(server: Server, keys: Keys) -> None:
     batch = [
         {"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/call",
@@ -115,12 +143,15 @@ async def test_a_batch_is_answered_as_one_array(server: Server) -> None:
     response = httpx.post(
         f"{server.url}/api/mcp",
         json=batch,
-        headers={"Authorization": f"Bearer {key}", "Accept": "application/json, text/event-stream"},
+        headers={
+            "Authorization": f"Bearer {keys.funded}",
+            "Accept": "application/json, text/event-stream",
+        },
     )
     assert response.status_code == 200, response.text
     answers = {answer["id"]: answer for answer in response.json()}
     assert set(answers) == {1, 2}
-    assert answers[2]["result"]["structuredContent"]["credits"] == 100
+    assert answers[2]["result"]["structuredContent"]["credits"] == balance(server, keys.funded)
 
 
 async def test_without_credentials_401_names_the_resource_metadata(server: Server) -> None:

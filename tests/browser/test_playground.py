@@ -7,6 +7,8 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.browser.conftest import ContextFactory
+
 pytestmark = pytest.mark.e2e
 
 # Mean colour of the preview's opaque pixels (a blob: URL of this origin, so readable).
@@ -50,7 +52,8 @@ def test_the_preview_loads_free_and_changing_paint_changes_the_image(page: Page)
     expect(page.locator("#curl")).to_contain_text("color=red")
 
 
-def test_the_catalog_combobox_works_from_the_keyboard(page: Page) -> None:
+def test_the_catalog_combobox_works_from_the_keyboard(new_context: ContextFactory) -> None:
+    page = new_context(permissions=["clipboard-read", "clipboard-write"]).new_page()
     page.goto("/playground")
     combobox = page.get_by_role("combobox", name="Vehicle")
     combobox.fill("porsche 91")
@@ -64,3 +67,6 @@ def test_the_catalog_combobox_works_from_the_keyboard(page: Page) -> None:
     wait_for_preview(page, "brand=porsche&model=911")
     expect(page.locator("#curl")).to_contain_text("make=porsche&model=911")
     expect(page.locator("#mint")).to_contain_text('"make":"porsche","model":"911"')
+    page.get_by_role("button", name="Copy").first.click()
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied.startswith("curl -H") and "make=porsche&model=911" in copied

@@ -108,9 +108,21 @@ class Settings(BaseSettings):
     )
     oauth_issuer: str | None = Field(
         default=None,
-        description="An external OAuth authorization server (issuer URL) for connected apps. "
-        "Unset: carimg's own (/oauth/…). Set: the protected-resource metadata names it instead; "
-        "its tokens are not validated here yet, so connected apps must use carimg's own.",
+        description="An external identity provider (issuer URL, exactly as in its tokens) as the "
+        "authorization server of connected apps. Unset: carimg's own (/oauth/…). Set: the "
+        "protected-resource metadata names it, and its JWT access tokens (RFC 9068) are "
+        "accepted, checked against the keys its metadata's jwks_uri serves.",
+    )
+    oauth_audience: str | None = Field(
+        default=None,
+        description="The audience (`aud`) the external provider's access tokens must name; "
+        "default `{base_url}/api/mcp`.",
+    )
+    oauth_account_claim: str = Field(
+        default="email",
+        min_length=1,
+        description="The claim of the external provider's access tokens that holds the e-mail "
+        "address of the carimg account.",
     )
     oauth_access_token_seconds: int = Field(
         default=3600, ge=60, le=86400, description="Lifetime of connected apps' access tokens."

@@ -43,6 +43,7 @@ from carimg.config import Settings
 from carimg.domain.clock import Clock
 from carimg.domain.errors import Forbidden, InvalidParameter, NotFound, Unauthenticated
 from carimg.domain.keys import ACCOUNT_READ, BILLING_WRITE, IMAGES_READ
+from carimg.domain.oauth_external import CONNECTABLE_SCOPES, ExternalTokens, looks_like_jwt
 from carimg.domain.signing import sign_value, unsign_value
 from carimg.store.accounts import AccountStore
 from carimg.store.oauth import Connection, NewToken, OAuthClient, OAuthStore
@@ -51,7 +52,6 @@ from carimg.store.records import Account, Principal
 ACCESS_TOKEN_PREFIX = "cat_"
 REFRESH_TOKEN_PREFIX = "crt_"
 CODE_PREFIX = "cac_"
-CONNECTABLE_SCOPES = (IMAGES_READ, ACCOUNT_READ, BILLING_WRITE)
 DEFAULT_SCOPES = (IMAGES_READ, ACCOUNT_READ)
 SCOPE_TEXT = {
     IMAGES_READ: "Fetch images and create signed image URLs (each costs credits from your balance)",
@@ -76,7 +76,8 @@ def digest(secret: str) -> str:
 
 
 def is_access_token(credential: str) -> bool:
-    return credential.startswith(ACCESS_TOKEN_PREFIX)
+    """Ours (`cat_…`) or, when an external provider is configured, its JWTs."""
+    return credential.startswith(ACCESS_TOKEN_PREFIX) or looks_like_jwt(credential)
 
 
 def redirect_host(uri: str) -> str:
@@ -165,6 +166,11 @@ class OAuthServer:
         self._settings = settings
         self._secret = secret_key
         self._clock = clock
+        self._external = (
+            ExternalTokens(store, accounts, settings, clock, self.resource)
+            if settings.oauth_issuer
+            else None
+        )
 
     # -- metadata ------------------------------------------------------------------------------
 
@@ -496,6 +502,14 @@ class OAuthServer:
     async def authenticate(self, token: str) -> Principal:
         """The principal behind an access token: its connection's account and key row, holding
         the scopes this token was issued with."""
+        if looks_like_jwt(token):
+            if self._external is None:
+                raise Unauthenticated(
+                    "This server accepts its own access tokens and API keys, not JWTs (no "
+                    "external identity provider is configured).",
+                    invalid=True,
+                )
+            return await self._external.authenticate(token)
         stored = await self._store.token(digest(token.strip()))
         if stored is None or stored.kind != "access":
             raise Unauthenticated("The access token is not valid (unknown token).", invalid=True)

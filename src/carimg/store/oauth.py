@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
+from contextlib import suppress
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from sqlalchemy import insert, select, update
+from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.accounts import _account, _key
@@ -79,10 +81,28 @@ class StoredToken:
 
 
 @dataclass(frozen=True, slots=True)
+class ClientConnections:
+    """An account's connections to one client: the active one as a principal (None when there
+    is none) and when the latest revoked one ended."""
+
+    active: Principal | None
+    last_revoked_at: datetime | None
+
+
+@dataclass(frozen=True, slots=True)
 class NewToken:
     token_hash: str
     kind: str
     expires_at: datetime
+
+
+_ACCOUNT_COLUMNS = [c.label(f"acct__{c.name}") for c in accounts.c]
+
+
+def _principal(mapping: Mapping[Any, Any]) -> Principal:
+    """The principal of a row holding an `api_keys` row and the `acct__` labelled account."""
+    account = _account({c.name: mapping[f"acct__{c.name}"] for c in accounts.c})
+    return Principal(account=account, key=_key(mapping))
 
 
 def _client(row: Mapping[Any, Any]) -> OAuthClient:
@@ -114,6 +134,13 @@ class OAuthStore:
                     created_at=client.created_at,
                 )
             )
+
+    async def ensure_client(self, client: OAuthClient) -> None:
+        """Register `client` unless its id is taken (clients known by an external provider)."""
+        if await self.client(client.id) is not None:
+            return
+        with suppress(IntegrityError):  # registered meanwhile by a concurrent request
+            await self.add_client(client)
 
     async def client(self, client_id: str) -> OAuthClient | None:
         async with self._db.read.connect() as conn:
@@ -209,6 +236,28 @@ class OAuthStore:
             )
             for row in rows
         ]
+
+    async def connections_to(self, account_id: str, client_id: str) -> ClientConnections:
+        """The account's active connection to a client, and when its last one was revoked."""
+        query = (
+            select(
+                oauth_connections.c.revoked_at.label("connection_revoked_at"),
+                api_keys,
+                *_ACCOUNT_COLUMNS,
+            )
+            .join(api_keys, api_keys.c.id == oauth_connections.c.key_id)
+            .join(accounts, accounts.c.id == oauth_connections.c.account_id)
+            .where(
+                oauth_connections.c.account_id == account_id,
+                oauth_connections.c.client_id == client_id,
+            )
+        )
+        async with self._db.read.connect() as conn:
+            rows = [row._mapping for row in (await conn.execute(query)).all()]
+        live = [r for r in rows if r["connection_revoked_at"] is None and r["revoked_at"] is None]
+        active = _principal(live[0]) if live else None
+        ended = [row["connection_revoked_at"] for row in rows if row["connection_revoked_at"]]
+        return ClientConnections(active, max(ended, default=None))
 
     async def revoke_connection(self, account_id: str, connection_id: str, now: datetime) -> bool:
         """End a connection, its key row and every token at once; False when not found."""
@@ -321,7 +370,7 @@ class OAuthStore:
                 oauth_connections.c.client_id,
                 oauth_connections.c.revoked_at.label("connection_revoked_at"),
                 api_keys,
-                *[c.label(f"acct__{c.name}") for c in accounts.c],
+                *_ACCOUNT_COLUMNS,
             )
             .join(oauth_connections, oauth_connections.c.id == oauth_tokens.c.connection_id)
             .join(api_keys, api_keys.c.id == oauth_connections.c.key_id)
@@ -335,8 +384,7 @@ class OAuthStore:
         mapping = row._mapping
         principal = None
         if mapping["connection_revoked_at"] is None and mapping["revoked_at"] is None:
-            account = _account({c.name: mapping[f"acct__{c.name}"] for c in accounts.c})
-            principal = Principal(account=account, key=_key(mapping))
+            principal = _principal(mapping)
         return StoredToken(
             kind=mapping["kind"],
             connection_id=mapping["connection_id"],

@@ -4,6 +4,7 @@ the JWKS a real local HTTP server serves, map to carimg accounts by e-mail addre
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -32,6 +33,23 @@ def overrides(provider: Provider, request: pytest.FixtureRequest) -> dict[str, A
     return {"oauth_issuer": provider.issuer, **getattr(request, "param", {})}
 
 
+@dataclass
+class Issue:
+    """Tokens the provider issues now, by default for the customer's address."""
+
+    provider: Provider
+    clock: FixedClock
+    email: str
+
+    def __call__(self, **claims: Any) -> str:
+        return self.provider.token(self.clock.time(), **({"email": self.email} | claims))
+
+
+@pytest.fixture
+def issue(provider: Provider, clock: FixedClock, customer: Customer) -> Issue:
+    return Issue(provider, clock, customer.email)
+
+
 def bearer(token: str) -> dict[str, str]:
     return {"Authorization": f"Bearer {token}"}
 
@@ -41,20 +59,18 @@ async def account_with(client: httpx.AsyncClient, token: str) -> httpx.Response:
 
 
 async def test_a_provider_token_reads_its_accounts_balance(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue, customer: Customer
 ) -> None:
-    response = await account_with(client, provider.token(clock.time(), email=customer.email))
+    response = await account_with(client, issue())
     assert response.status_code == 200, response.text
     assert response.json()["data"]["email"] == customer.email
 
 
 @SQLITE_ONLY
-async def test_mcp_tools_answer_a_provider_token(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
-) -> None:
+async def test_mcp_tools_answer_a_provider_token(client: httpx.AsyncClient, issue: Issue) -> None:
     call = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
     call["params"] = {"name": "get_account", "arguments": {}}
-    token = provider.token(clock.time(), email=customer.email)
+    token = issue()
     response = await client.post("/api/mcp", json=call, headers=bearer(token) | ACCEPT)
     assert response.status_code == 200, response.text
     assert response.json()["result"]["structuredContent"]["credits"] == 100
@@ -70,45 +86,43 @@ async def test_the_resource_metadata_names_the_provider(
 
 @SQLITE_ONLY
 async def test_keys_are_fetched_once_and_cached(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue, provider: Provider
 ) -> None:
     for _ in range(3):
-        token = provider.token(clock.time(), email=customer.email)
+        token = issue()
         assert (await account_with(client, token)).status_code == 200
     assert provider.jwks_fetches == 1
 
 
 @SQLITE_ONLY
 async def test_a_rotated_key_is_fetched_when_a_token_names_an_unknown_kid(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue, provider: Provider, clock: FixedClock
 ) -> None:
-    assert (
-        await account_with(client, provider.token(clock.time(), email=customer.email))
-    ).is_success
+    assert (await account_with(client, issue())).is_success
     provider.rotate()
     clock.advance(REFETCH_AFTER_SECONDS)
-    response = await account_with(client, provider.token(clock.time(), email=customer.email))
+    response = await account_with(client, issue())
     assert response.status_code == 200, response.text
     assert provider.jwks_fetches == 2
 
 
 @SQLITE_ONLY
 async def test_unknown_kids_do_not_refetch_the_keys_at_every_request(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue, provider: Provider
 ) -> None:
     stranger = RSAKey.generate_key(2048, parameters={"kid": "stranger"})
     for _ in range(3):
-        token = provider.token(clock.time(), email=customer.email, key=stranger, alg="RS256")
+        token = issue(key=stranger, alg="RS256")
         assert (await account_with(client, token)).status_code == 401
     assert provider.jwks_fetches == 1  # the first look; refetching waits REFETCH_AFTER_SECONDS
 
 
 @SQLITE_ONLY
 async def test_a_token_signed_by_another_key_is_401_invalid_token(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue, provider: Provider
 ) -> None:
     impostor = RSAKey.generate_key(2048, parameters={"kid": provider.keys[0].kid})
-    token = provider.token(clock.time(), email=customer.email, key=impostor, alg="RS256")
+    token = issue(key=impostor, alg="RS256")
     response = await account_with(client, token)
     assert response.status_code == 401
     assert 'error="invalid_token"' in response.headers["www-authenticate"]
@@ -116,10 +130,10 @@ async def test_a_token_signed_by_another_key_is_401_invalid_token(
 
 @SQLITE_ONLY
 async def test_an_hmac_token_is_refused(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue, provider: Provider
 ) -> None:
     secret = OctKey.generate_key(256, parameters={"kid": provider.keys[0].kid})
-    token = provider.token(clock.time(), email=customer.email, key=secret, alg="HS256")
+    token = issue(key=secret, alg="HS256")
     assert (await account_with(client, token)).status_code == 401
 
 
@@ -135,21 +149,17 @@ async def test_an_hmac_token_is_refused(
     ids=["issuer", "audience", "no-audience", "no-issued-at"],
 )
 async def test_a_token_for_someone_else_is_401(
-    client: httpx.AsyncClient,
-    customer: Customer,
-    provider: Provider,
-    clock: FixedClock,
-    claims: dict[str, Any],
+    client: httpx.AsyncClient, issue: Issue, claims: dict[str, Any]
 ) -> None:
-    token = provider.token(clock.time(), **({"email": customer.email} | claims))
+    token = issue(**claims)
     assert (await account_with(client, token)).status_code == 401
 
 
 @SQLITE_ONLY
 async def test_an_expired_token_is_401_saying_so(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue, clock: FixedClock
 ) -> None:
-    token = provider.token(clock.time(), email=customer.email, lifetime=60)
+    token = issue(lifetime=60)
     clock.advance(120)
     response = await account_with(client, token)
     assert response.status_code == 401
@@ -157,10 +167,8 @@ async def test_an_expired_token_is_401_saying_so(
 
 
 @SQLITE_ONLY
-async def test_an_id_token_is_not_an_access_token(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
-) -> None:
-    token = provider.token(clock.time(), email=customer.email, typ="JWT")
+async def test_an_id_token_is_not_an_access_token(client: httpx.AsyncClient, issue: Issue) -> None:
+    token = issue(typ="JWT")
     response = await account_with(client, token)
     assert response.status_code == 401
     assert "at+jwt" in response.json()["detail"]
@@ -177,10 +185,8 @@ async def test_an_address_without_an_account_is_403_saying_where_to_sign_up(
 
 
 @SQLITE_ONLY
-async def test_an_unverified_address_is_refused(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
-) -> None:
-    token = provider.token(clock.time(), email=customer.email, email_verified=False)
+async def test_an_unverified_address_is_refused(client: httpx.AsyncClient, issue: Issue) -> None:
+    token = issue(email_verified=False)
     assert (await account_with(client, token)).status_code == 403
 
 
@@ -200,22 +206,18 @@ async def test_the_account_claim_setting_names_the_claim(
     "overrides", [{"oauth_audience": "https://api.carimg.test"}], indirect=True
 )
 async def test_the_audience_setting_replaces_the_resource(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue
 ) -> None:
-    token = provider.token(clock.time(), email=customer.email, aud="https://api.carimg.test")
+    token = issue(aud="https://api.carimg.test")
     assert (await account_with(client, token)).status_code == 200
 
 
 @SQLITE_ONLY
 async def test_scopes_are_only_connectable_ones_the_token_grants(
-    client: httpx.AsyncClient,
-    customer: Customer,
-    provider: Provider,
-    clock: FixedClock,
-    services: Services,
+    client: httpx.AsyncClient, issue: Issue, customer: Customer, services: Services
 ) -> None:
     scope = "openid images:read billing:write billing:purchase"
-    token = provider.token(clock.time(), email=customer.email, scope=scope)
+    token = issue(scope=scope)
     response = await account_with(client, token)  # needs account:read, not granted
     assert response.status_code == 403
     assert response.json()["required_scope"] == "account:read"
@@ -225,20 +227,20 @@ async def test_scopes_are_only_connectable_ones_the_token_grants(
 
 @SQLITE_ONLY
 async def test_a_token_granting_no_connectable_scope_is_403(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
+    client: httpx.AsyncClient, issue: Issue
 ) -> None:
-    token = provider.token(clock.time(), email=customer.email, scope="openid billing:purchase")
+    token = issue(scope="openid billing:purchase")
     assert (await account_with(client, token)).status_code == 403
 
 
 async def test_revoking_the_connection_refuses_tokens_issued_before(
     client: httpx.AsyncClient,
+    issue: Issue,
     customer: Customer,
-    provider: Provider,
     clock: FixedClock,
     services: Services,
 ) -> None:
-    earlier = provider.token(clock.time(), email=customer.email)
+    earlier = issue()
     assert (await account_with(client, earlier)).status_code == 200
     [connection] = await services.oauth.connections(customer.account_id)
     assert connection.client_name.startswith("agent-host")
@@ -246,16 +248,14 @@ async def test_revoking_the_connection_refuses_tokens_issued_before(
     await services.oauth.revoke_connection(customer.account_id, connection.id)
     assert (await account_with(client, earlier)).status_code == 401
     clock.advance(1)
-    later = provider.token(clock.time(), email=customer.email)  # the person connected again
+    later = issue()  # the person connected again
     assert (await account_with(client, later)).status_code == 200
 
 
 @SQLITE_ONLY
 @pytest.mark.parametrize("overrides", [{"oauth_issuer": "http://127.0.0.1:9"}], indirect=True)
-async def test_an_unreachable_provider_is_503(
-    client: httpx.AsyncClient, customer: Customer, provider: Provider, clock: FixedClock
-) -> None:
-    token = provider.token(clock.time(), email=customer.email, iss="http://127.0.0.1:9")
+async def test_an_unreachable_provider_is_503(client: httpx.AsyncClient, issue: Issue) -> None:
+    token = issue(iss="http://127.0.0.1:9")
     response = await account_with(client, token)
     assert response.status_code == 503
     assert "retry-after" in response.headers

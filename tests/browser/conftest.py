@@ -2,7 +2,7 @@
 real `carimg serve` process.
 
 Fixtures: `server` (session; the e2e Server, started with CARIMG_OPERATOR_TOKEN=OPERATOR_TOKEN so
-the local hosted checkout page can be confirmed), `browser` (session; one Chromium),
+the local hosted checkout page can be confirmed), `browser` (one Chromium per test module),
 `new_context(**options)` (a fresh BrowserContext per call, base_url set to the server, closed after
 the test, which fails on any script error or CSP refusal in its pages) and `page` (a page in a
 fresh 1280x900 context). Helpers live in tests/browser/helpers.py.
@@ -40,7 +40,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         yield running
 
 
-@pytest.fixture(scope="session")
+# Per module, not per session: Playwright's sync API keeps its event loop marked running in this
+# thread while it is started, which would break every asyncio test this process runs meanwhile;
+# pytest ends module fixtures before it moves to another module's tests.
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Browser]:
     if not CHROMIUM.exists():
         pytest.skip(

@@ -223,4 +223,3 @@ async def create_device_token(request: Request, services: ServicesDep) -> Respon
         },
         headers=NO_STORE,
     )
-

@@ -81,8 +81,8 @@ class QueueRenders:
         """Enqueue or join the source's job and wait for its outcome (None: no result kept)."""
         ident = job_id(self._queue_name, key)
         job = await self._redis.enqueue_job(
-            JOB_FUNCTION, key, appearance, view, paint, _job_id=ident, _expires=self._wait
-        )
+            JOB_FUNCTION, key, appearance, view, paint, _job_id=ident
+        )  # no expiry: a job outlives its waiters (and fills the cache for the next request)
         if job is None:  # already queued, running or just finished: join it
             job = Job(ident, self._redis, _queue_name=self._queue_name, _deserializer=loads)
         try:

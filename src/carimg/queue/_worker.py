@@ -20,6 +20,7 @@ from redis.exceptions import RedisError
 
 from carimg.queue._wire import JOB_FUNCTION, dumps, loads
 from carimg.render import Appearance
+from carimg.render._pool import _warm_up as warm_up
 from carimg.render._pool import render_png
 from carimg.store.render_cache import RenderCache
 
@@ -71,7 +72,7 @@ async def render_source(
         )
         await state.cache.put_source(key, png)
     except Exception as error:  # the waiters refund; the job is not retried (renders repeat)
-        logger.warning("render failed: %s %s", key, error)
+        logger.warning("render failed: %s %s", key, error, extra={"job": ctx.get("job_id")})
         return {"ok": False, "error": f"{type(error).__name__}: {error}"}
     state.rendered += 1
     logger.info(
@@ -79,8 +80,15 @@ async def render_source(
         key,
         (time.perf_counter() - started) * 1000,
         ctx.get("job_try"),
+        extra={"job": ctx.get("job_id")},
     )
     return {"ok": True, "rendered": True}
+
+
+async def _warm_up(ctx: dict[str, Any]) -> None:
+    """Load the compiled kernels before the first job (a cold worker's first render is slow)."""
+    state: _State = ctx["carimg"]
+    await asyncio.get_running_loop().run_in_executor(state.executor, warm_up)
 
 
 def build_worker(
@@ -115,10 +123,12 @@ def build_worker(
         redis_pool=redis,
         queue_name=queue_name,
         max_jobs=concurrency,
+        keep_result=_KEEP_OUTCOME_S,  # also for jobs arq fails itself (time limit, retries)
         poll_delay=poll_seconds,
         job_serializer=dumps,
         job_deserializer=loads,
         ctx={"carimg": state},
+        on_startup=_warm_up,
         handle_signals=handle_signals,
         job_completion_wait=int(job_timeout) + 1,  # SIGTERM lets renders in flight finish
         health_check_interval=10,

@@ -8,7 +8,7 @@ from typing import Any
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
+from sqlalchemy import event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
@@ -83,4 +83,8 @@ def _alembic_config(connection: Connection) -> Config:
 async def migrate(engine: AsyncEngine) -> None:
     """Bring the schema to the newest migration (idempotent)."""
     async with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Server processes of a fleet start together: one migrates, the others wait for it
+            # (the lock ends with this transaction) and then find nothing left to do.
+            await connection.execute(text("SELECT pg_advisory_xact_lock(7242012)"))
         await connection.run_sync(lambda sync: command.upgrade(_alembic_config(sync), "head"))

@@ -18,6 +18,7 @@ from carimg.api.jsonresponse import json_bytes
 from carimg.config import Settings
 from carimg.domain.errors import DomainError
 from carimg.domain.pricing import pricing_for
+from carimg.store.counters import CountersUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 logger = logging.getLogger("carimg.api")
@@ -158,11 +159,23 @@ async def _unexpected_error(request: Request, exc: Exception) -> Response:
     )
 
 
+async def _counters_unavailable(request: Request, exc: Exception) -> Response:
+    logger.warning("shared counters unavailable: %s", exc)
+    return problem_response(
+        request,
+        503,
+        "Rate windows and render budgets cannot be counted right now; nothing was charged. Retry.",
+        headers={"Retry-After": "5"},
+        retryable=True,
+    )
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Route every error, framework ones included, through problem documents."""
     app.add_exception_handler(DomainError, _domain_error)
     app.add_exception_handler(StarletteHTTPException, _http_error)
     app.add_exception_handler(RequestValidationError, _validation_error)
+    app.add_exception_handler(CountersUnavailable, _counters_unavailable)  # Redis is down
     app.add_exception_handler(Exception, _unexpected_error)
 
 

@@ -49,6 +49,7 @@ class _State:
     cache: RenderCache
     executor: ThreadPoolExecutor
     faults: Faults
+    redis: ArqRedis
     rendered: int = 0
 
 
@@ -107,9 +108,8 @@ def build_worker(
     redis = ArqRedis(
         pool, job_serializer=dumps, job_deserializer=loads, default_queue_name=queue_name
     )
-    state = _State(
-        cache, ThreadPoolExecutor(concurrency, thread_name_prefix="carimg-render"), faults
-    )
+    executor = ThreadPoolExecutor(concurrency, thread_name_prefix="carimg-render")
+    state = _State(cache, executor, faults, redis)
     worker = Worker(
         functions=[
             func(
@@ -169,6 +169,11 @@ async def run_worker(
 
 async def close_worker(worker: Worker) -> None:
     """Close a worker's Redis connections (arq still calls redis-py's deprecated `close`)."""
-    with contextlib.suppress(RedisError, OSError), warnings.catch_warnings():
-        warnings.simplefilter("ignore", DeprecationWarning)
-        await worker.close()
+    state: _State = worker.ctx["carimg"]
+    try:
+        with contextlib.suppress(RedisError, OSError), warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            await worker.close()
+    finally:  # whatever arq got through: no connection or thread outlives the worker
+        await state.redis.connection_pool.disconnect()
+        state.executor.shutdown(wait=False)

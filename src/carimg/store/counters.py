@@ -9,6 +9,11 @@ import asyncio
 from typing import Protocol
 
 from redis.asyncio import BlockingConnectionPool, Redis
+from redis.exceptions import RedisError
+
+
+class CountersUnavailable(RuntimeError):
+    """The shared counters (Redis) do not answer: nothing can be counted, so nothing is served."""
 
 
 class Counters(Protocol):
@@ -62,14 +67,20 @@ class RedisCounters:
 
     async def incr(self, key: str, amount: int, ttl_seconds: int) -> int:
         name = self._prefix + key
-        async with self._redis.pipeline(transaction=True) as pipe:
-            pipe.incrby(name, amount)
-            pipe.expire(name, ttl_seconds, nx=True)
-            value, _ = await pipe.execute()
+        try:
+            async with self._redis.pipeline(transaction=True) as pipe:
+                pipe.incrby(name, amount)
+                pipe.expire(name, ttl_seconds, nx=True)
+                value, _ = await pipe.execute()
+        except (RedisError, OSError) as error:
+            raise CountersUnavailable(f"Redis: {error}") from error
         return int(value)
 
     async def get(self, key: str) -> int:
-        value = await self._redis.get(self._prefix + key)
+        try:
+            value = await self._redis.get(self._prefix + key)
+        except (RedisError, OSError) as error:
+            raise CountersUnavailable(f"Redis: {error}") from error
         return int(value or 0)
 
     async def close(self) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
 import httpx
@@ -54,6 +55,12 @@ async def test_an_unreachable_redis_makes_the_service_degraded(client: httpx.Asy
 @pytest.fixture
 def overrides(request: pytest.FixtureRequest) -> dict[str, Any]:
     """S3 settings for the tests that ask for them (by name), else the parametrized value."""
+    if "queue" in request.node.name:
+        return {
+            "redis_url": REDIS_URL,
+            "render_queue": "redis",
+            "render_queue_name": f"carimg-test:{uuid.uuid4().hex[:12]}",
+        }
     if "s3" in request.node.name:
         server: S3Server = request.getfixturevalue("s3_server")
         bucket = "missing-bucket" if "missing" in request.node.name else None
@@ -71,3 +78,14 @@ async def test_a_missing_s3_bucket_is_named_as_failing(client: httpx.AsyncClient
     body = await health(client)
     assert body["status"] == "degraded"
     assert body["failing"] == ["render_cache"]
+
+
+async def test_a_render_queue_is_named_with_its_depth(client: httpx.AsyncClient) -> None:
+    body = await health(client)
+    assert body["checks"]["renderer"] == "ok"
+    assert body["dependencies"]["renderer"] | {"latency_ms": 0} == {
+        "state": "ok",
+        "kind": "queue",
+        "depth": 0,
+        "latency_ms": 0,
+    }

@@ -2,16 +2,20 @@
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
 from prometheus_client import REGISTRY
 
+from carimg import metrics
 from carimg.services import Services
 from tests.api.delivery_helpers import RenderCalls
 from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
 from tests.conftest import Customer
+from tests.store.conftest import REDIS_URL
 
 
 @pytest.fixture
@@ -111,3 +115,26 @@ async def test_a_metrics_token_is_required_when_set(client: httpx.AsyncClient) -
     right = await client.get("/metrics", headers={"Authorization": "Bearer m-token-123"})
     assert (missing.status_code, wrong.status_code, right.status_code) == (401, 401, 200)
     assert missing.headers["content-type"] == "application/problem+json"
+
+
+@pytest.fixture
+def queue_overrides() -> dict[str, Any]:
+    """A render queue on the test Redis, under a name of this test's own."""
+    return {
+        "redis_url": REDIS_URL,
+        "render_queue": "redis",
+        "render_queue_name": f"carimg-test:{uuid.uuid4().hex[:12]}",
+    }
+
+
+@pytest.fixture
+def overrides(request: pytest.FixtureRequest, queue_overrides: dict[str, Any]) -> dict[str, Any]:
+    if "queue" in request.node.name:
+        return queue_overrides
+    return getattr(request, "param", {})
+
+
+async def test_the_queue_depth_is_sampled_at_each_scrape(client: httpx.AsyncClient) -> None:
+    metrics.RENDER_QUEUE_DEPTH.set(7)
+    response = await client.get("/metrics")
+    assert "carimg_render_queue_depth 0.0" in response.text.splitlines()

@@ -16,6 +16,7 @@ from carimg.api.auth import ServicesDep
 from carimg.api.deps import CatalogDep, SettingsDep
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.schemas import HealthResponse
+from carimg.queue import QueueRenders
 from carimg.services import Services
 from carimg.store.db import is_sqlite
 
@@ -68,7 +69,7 @@ def _probes(services: Services) -> dict[tuple[str, str], Probe]:
     }
     if settings.redis_url:
         probes[("redis", "redis")] = _redis(services)
-    queue = getattr(services, "render_queue", None)
+    queue = services.render_queue
     if queue is not None:
         probes[("renderer", "queue")] = _queue(queue)
     else:
@@ -101,7 +102,7 @@ async def _redis(services: Services) -> None:
     await services.counters.get("health")
 
 
-async def _queue(queue: Any) -> dict[str, Any]:
+async def _queue(queue: QueueRenders) -> dict[str, Any]:
     return {"depth": int(await queue.depth())}
 
 

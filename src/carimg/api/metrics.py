@@ -34,7 +34,7 @@ async def get_metrics(request: Request, services: ServicesDep, settings: Setting
         raise Unauthenticated(
             "/metrics needs `Authorization: Bearer <CARIMG_METRICS_TOKEN>`.", invalid=True
         )
-    queue = getattr(services, "render_queue", None)
+    queue = services.render_queue
     if queue is not None:
         try:
             metrics.RENDER_QUEUE_DEPTH.set(await asyncio.wait_for(queue.depth(), 1.0))

@@ -35,6 +35,7 @@ from carimg.api.problems import Problem, install_problem_handlers
 from carimg.catalog import Catalog, load_catalog
 from carimg.config import Settings
 from carimg.domain.clock import Clock
+from carimg.domain.pricing import pricing_for
 from carimg.mcp.endpoint import MCP_PATH, McpEndpoint
 from carimg.mcp.openapi import mcp_path_item
 from carimg.render import RenderPool
@@ -125,6 +126,9 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
             Problem.model_json_schema()
         )
         schema.setdefault("paths", {})[MCP_PATH] = mcp_path_item()  # an ASGI app, not a route
+        pricing = pricing_for(app.state.settings.pricing_variant)  # what this deployment sells
+        checkout = schema["paths"][billing.CHECKOUT_PATH]["post"]
+        checkout["requestBody"] = billing.checkout_body(pricing)
         for path_item in schema.get("paths", {}).values():
             for operation in path_item.values():
                 operation.get("responses", {}).pop("422", None)

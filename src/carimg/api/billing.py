@@ -18,10 +18,12 @@ from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.errors import Forbidden, NotFound, RateLimited
 from carimg.domain.keys import BILLING_WRITE
+from carimg.domain.pricing import Pricing
 from carimg.domain.signing import unsign_value
 from carimg.store.records import Principal
 
 router = APIRouter(tags=["billing"])
+CHECKOUT_PATH = "/api/v1/billing/checkout"
 CHECKOUT_LIMIT = 1024
 CONFIRMS_PER_MINUTE = 10  # the operator token guards money: no guessing at speed
 
@@ -35,8 +37,36 @@ class CheckoutRequest(BaseModel):
     plan: str | None = Field(default=None, description="A plan id (variant B).")
 
 
+def checkout_body(pricing: Pricing) -> dict[str, Any]:
+    """The checkout body's OpenAPI entry for a deployment's pricing: exactly one of a pack size
+    and a paid plan (the routes are declared before any deployment is known)."""
+    packs = [pack.credits for pack in pricing.packs]
+    plans = [plan.id for plan in pricing.plans if plan.price_monthly > 0]
+    choices: list[dict[str, Any]] = [
+        {
+            "required": ["credits"],
+            "properties": {"credits": {"type": "integer", "enum": packs}, "plan": {"type": "null"}},
+        }
+    ]
+    if plans:
+        choices.append(
+            {
+                "required": ["plan"],
+                "properties": {
+                    "plan": {"type": "string", "enum": plans},
+                    "credits": {"type": "null"},
+                },
+            }
+        )
+    schema = CheckoutRequest.model_json_schema() | {"anyOf": choices}
+    entry: dict[str, Any] = body_openapi(CheckoutRequest, description="A pack size or a plan.")[
+        "requestBody"
+    ]
+    return entry | {"content": {"application/json": {"schema": schema}}}
+
+
 @router.post(
-    "/api/v1/billing/checkout",
+    CHECKOUT_PATH,
     operation_id="create_checkout",
     summary="A hosted checkout URL for a credit pack or plan (charges nothing)",
     status_code=201,
@@ -80,6 +110,7 @@ async def create_checkout(
     "/api/v1/billing/portal",
     operation_id="create_billing_portal",
     summary="A hosted customer-portal URL (after a first purchase)",
+    description="400 until the account has bought credits (there is no customer to show yet).",
     status_code=201,
     response_class=Response,
     responses={
@@ -108,9 +139,30 @@ async def create_portal(
     "/api/v1/billing/webhook",
     operation_id="stripe_webhook",
     summary="Stripe webhook (signature-verified); credits a paid checkout once",
+    description="Stripe calls this: a 400 unless Stripe webhooks are configured on the "
+    "deployment and `Stripe-Signature` verifies the body with the endpoint's secret.",
     response_class=Response,
-    responses=problem_responses(400),
+    responses={
+        200: {"description": '{"received": true, "result": …}: what the event changed.'},
+        **problem_responses(400),
+    },
     include_in_schema=True,
+    openapi_extra={
+        "parameters": [
+            {
+                "name": "Stripe-Signature",
+                "in": "header",
+                "required": True,
+                "description": "Stripe's signature of the body (t=…,v1=…).",
+                "schema": {"type": "string"},
+            }
+        ],
+        "requestBody": {
+            "required": True,
+            "description": "A Stripe event.",
+            "content": {"application/json": {"schema": {"type": "object"}}},
+        },
+    },
 )
 async def stripe_webhook(request: Request, services: ServicesDep) -> Response:
     payload = await read_body(request, 512 * 1024)

@@ -40,7 +40,9 @@ class DeviceCodeRequest(BaseModel):
     client_name: str | None = Field(
         default=None,
         max_length=CLIENT_NAME_MAX,
-        description="Names the key to be created (shown to the approving human).",
+        description="Names the key to be created (shown to the approving human); no control, "
+        "format, private-use or unassigned characters (Unicode category C).",
+        json_schema_extra={"pattern": r"^\P{C}*$"},
     )
 
 
@@ -49,7 +51,9 @@ class DeviceTokenRequest(BaseModel):
 
     device_code: str = Field(min_length=1, max_length=200)
     grant_type: str | None = Field(
-        default=None, description=f"Optional; when sent it must be `{DEVICE_CODE_GRANT}`."
+        default=None,
+        description=f"Optional; when sent it must be `{DEVICE_CODE_GRANT}`.",
+        json_schema_extra={"enum": [DEVICE_CODE_GRANT]},
     )
     client_id: str | None = Field(
         default=None, max_length=200, description="Optional and ignored (RFC 8628 clients)."

@@ -8,6 +8,7 @@ from urllib.parse import urlencode
 from fastapi import APIRouter, Query, Request
 from starlette.responses import RedirectResponse, Response
 
+from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, credential_of
 from carimg.api.headers import request_id_of
 from carimg.api.images import CACHE_CONTROL, IMAGE_MEDIA_TYPES, merge_aliases
@@ -20,6 +21,7 @@ from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import NotModified
 from carimg.domain.keys import IMAGES_READ
+from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
 from carimg.domain.signing import EMBED_PATH
 
 router = APIRouter(tags=["embed"])
@@ -96,19 +98,69 @@ def _free(request: Request, spec: ImageSpec, etag: str, free: FreeImage, cache: 
 async def get_embed_image(
     request: Request,
     services: ServicesDep,
-    brand: Annotated[str | None, Query(description="Make (send brand or make).")] = None,
-    make: Annotated[str | None, Query()] = None,
-    model: Annotated[str | None, Query()] = None,
-    year: Annotated[int | None, Query(ge=1990)] = None,
-    view: Annotated[str | None, Query()] = None,
-    angle: Annotated[str | None, Query()] = None,
-    color: Annotated[str | None, Query()] = None,
-    paint: Annotated[str | None, Query()] = None,
+    brand: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.NAME,
+            description="Make (send brand or make, not both: 400).",
+        ),
+    ] = None,
+    make: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.NAME,
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.NAME,
+        ),
+    ] = None,
+    year: Annotated[
+        int | None, Query(ge=MIN_YEAR, json_schema_extra={"maximum": MAX_QUERY_YEAR})
+    ] = None,
+    view: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.VIEW,
+        ),
+    ] = None,
+    angle: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.VIEW,
+        ),
+    ] = None,
+    color: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.COLOR,
+        ),
+    ] = None,
+    paint: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.COLOR,
+        ),
+    ] = None,
     w: Annotated[int | None, Query(ge=1, le=1024)] = None,
     h: Annotated[int | None, Query(ge=1, le=1024)] = None,
-    size: Annotated[str | None, Query()] = None,
-    format: Annotated[str | None, Query()] = None,
-    mode: Annotated[str | None, Query(description="Only `cached`.")] = None,
+    size: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.SIZE,
+        ),
+    ] = None,
+    format: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.FORMAT,
+        ),
+    ] = None,
+    mode: Annotated[
+        str | None, Query(description="Only `cached`.", json_schema_extra={"enum": ["cached"]})
+    ] = None,
     exp: Annotated[str | None, Query(description="Partner URL expiry, unix seconds.")] = None,
     sig: Annotated[str | None, Query(description="Partner HMAC-SHA256, lowercase hex.")] = None,
     key: Annotated[

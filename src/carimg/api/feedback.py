@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic.config import JsonDict
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep, authenticated
@@ -15,22 +16,64 @@ from carimg.api.jsonresponse import JSONBody
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.feedback import FeedbackReport
+from carimg.domain.imagerequest import MAX_NAME_LENGTH
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
+from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
+from carimg.domain.views import COLORS, VIEW_BY_NAME
 from carimg.store.records import Principal
 
 router = APIRouter(tags=["feedback"])
 FEEDBACK_LIMIT = 8 * 1024
 
 
+_NAMED: JsonDict = {"type": "string", "pattern": r"\S", "maxLength": MAX_NAME_LENGTH}
+# What `Feedback.record` asks beyond the members' types: a rating or a verdict, and the image
+# named by its request_id or by make, model and year.
+_RULES: JsonDict = {
+    "allOf": [
+        {
+            "anyOf": [
+                {"required": ["rating"], "properties": {"rating": {"type": "integer"}}},
+                {"required": ["verdict"], "properties": {"verdict": {"type": "string"}}},
+            ]
+        },
+        {
+            "anyOf": [
+                {"required": ["request_id"], "properties": {"request_id": {"type": "string"}}},
+                {
+                    "required": ["make", "model", "year"],
+                    "properties": {
+                        "make": _NAMED,
+                        "model": _NAMED,
+                        "year": {"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_QUERY_YEAR},
+                    },
+                },
+            ]
+        },
+    ]
+}
+_VIEW: JsonDict = {"enum": [*sorted(VIEW_BY_NAME), None]}
+_COLOR: JsonDict = {
+    "anyOf": [
+        {"type": "string", "enum": list(COLORS)},
+        {"type": "string", "pattern": r"^#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})$"},
+        {"type": "null"},
+    ]
+}
+
+
 class FeedbackRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    """A rating (1–5) or a verdict on one image, named by `request_id` or by make, model and
+    year."""
+
+    model_config = ConfigDict(extra="forbid", json_schema_extra=_RULES)
 
     request_id: str | None = Field(default=None, min_length=1, max_length=128)
     make: str | None = Field(default=None, min_length=1)
     model: str | None = Field(default=None, min_length=1)
     year: int | None = None
-    view: str | None = None
-    color: str | None = None
+    view: str | None = Field(default=None, json_schema_extra=_VIEW)
+    color: str | None = Field(default=None, json_schema_extra=_COLOR)
     rating: int | None = Field(default=None, ge=1, le=5)
     verdict: Literal["good", "bad"] | None = None
     reason: str | None = Field(default=None, max_length=500)

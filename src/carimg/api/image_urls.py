@@ -9,6 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 
+from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, authenticated
 from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
@@ -17,7 +18,7 @@ from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.deliveryurls import Minted, MintedUrl
 from carimg.domain.errors import DomainError, InvalidParameter, InvalidRequest
-from carimg.domain.idempotency import RecordedResponse, Recorder, check_key
+from carimg.domain.idempotency import KEY_PATTERN, RecordedResponse, Recorder, check_key
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.keys import IMAGES_READ
 from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
@@ -34,36 +35,60 @@ class ImageItem(BaseModel):
 
     model_config = ConfigDict(extra="forbid")
 
-    make: str | None = Field(default=None, min_length=1)
-    brand: str | None = Field(default=None, min_length=1, description="Another spelling of make.")
-    model: str | None = Field(default=None, min_length=1)
+    make: str | None = Field(default=None, min_length=1, json_schema_extra=imageschemas.NAME)
+    brand: str | None = Field(
+        default=None,
+        min_length=1,
+        description="Another spelling of make; not with make (400).",
+        json_schema_extra=imageschemas.NAME,
+    )
+    model: str | None = Field(default=None, min_length=1, json_schema_extra=imageschemas.NAME)
     year: int | None = Field(default=None, ge=MIN_YEAR, le=MAX_QUERY_YEAR)
     vehicle: str | None = Field(default=None, description="A catalog vehicle id (veh_…).")
-    view: str | None = None
-    color: str | None = Field(default=None, description="A preset or any hex.")
+    view: str | None = Field(default=None, json_schema_extra=imageschemas.VIEW)
+    color: str | None = Field(
+        default=None, description="A preset or any hex.", json_schema_extra=imageschemas.COLOR
+    )
     width: int | None = Field(default=None, ge=1, le=1024)
     height: int | None = Field(default=None, ge=1, le=1024)
-    size: str | None = None
-    fit: str | None = None
-    background: str | None = None
+    size: str | None = Field(default=None, json_schema_extra=imageschemas.SIZE)
+    fit: str | None = Field(default=None, json_schema_extra=imageschemas.FIT)
+    background: str | None = Field(default=None, json_schema_extra=imageschemas.BACKGROUND)
     trim: bool | None = None
     padding: int | None = Field(default=None, ge=0, le=50)
-    format: str | None = None
+    format: str | None = Field(default=None, json_schema_extra=imageschemas.FORMAT)
 
 
 class _Minting(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     ttl_seconds: int | None = Field(
-        default=None, strict=True, description="60–604800, default 3600."
+        default=None,
+        strict=True,
+        description="60–604800, default 3600.",
+        json_schema_extra={"minimum": 60, "maximum": 604800},
     )
-    max_uses: int = Field(default=0, strict=True, description="0–1000; 0 is unlimited.")
+    max_uses: int = Field(
+        default=0,
+        strict=True,
+        description="0–1000; 0 is unlimited.",
+        json_schema_extra={"minimum": 0, "maximum": 1000},
+    )
     renew: bool = Field(default=False, description="Renew each ttl window (max_uses 0 only).")
-    renew_days: int | None = Field(default=None, strict=True, description="1–365, default 365.")
+    renew_days: int | None = Field(
+        default=None,
+        strict=True,
+        description="1–365, default 365.",
+        json_schema_extra={"minimum": 1, "maximum": 365},
+    )
 
 
 class BatchRequest(_Minting):
-    images: list[Any] = Field(min_length=1, max_length=50)  # items validated one by one
+    images: list[Any] = Field(  # items validated one by one
+        min_length=1,
+        max_length=50,
+        json_schema_extra=lambda schema: schema.update(items=ImageItem.model_json_schema()),
+    )
 
 
 class SingleRequest(ImageItem, _Minting):
@@ -181,7 +206,9 @@ async def create_image_urls(
     idempotency_key: Annotated[
         str | None,
         Header(
-            alias="Idempotency-Key", description="Retry safely: same key, same body, no new charge."
+            alias="Idempotency-Key",
+            description="Retry safely: same key, same body, no new charge.",
+            json_schema_extra={"pattern": f"^{KEY_PATTERN.pattern}$"},
         ),
     ] = None,
 ) -> Response:

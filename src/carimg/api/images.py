@@ -7,6 +7,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
 
+from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, authenticated
 from carimg.api.headers import request_id_of
 from carimg.api.image_urls import single_url_response
@@ -88,27 +89,90 @@ async def get_car_image(
     request: Request,
     services: ServicesDep,
     principal: Annotated[Principal, Depends(authenticated(IMAGES_READ))],
-    make: Annotated[str | None, Query(description="Make name or slug.")] = None,
-    brand: Annotated[str | None, Query(description="Another spelling of make.")] = None,
-    model: Annotated[str | None, Query(description="Model name, slug or unique prefix.")] = None,
+    make: Annotated[
+        str | None, Query(json_schema_extra=imageschemas.NAME, description="Make name or slug.")
+    ] = None,
+    brand: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.NAME,
+            description="Another spelling of make; not with make (400).",
+        ),
+    ] = None,
+    model: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.NAME, description="Model name, slug or unique prefix."
+        ),
+    ] = None,
     year: Annotated[int | None, Query(ge=MIN_YEAR, le=MAX_QUERY_YEAR)] = None,
     vehicle: Annotated[str | None, Query(description="A catalog vehicle id (veh_…).")] = None,
-    view: Annotated[str | None, Query(description="front, front-3-4, side, … or an alias.")] = None,
-    angle: Annotated[str | None, Query(description="Another spelling of view.")] = None,
-    color: Annotated[str | None, Query(description="One of the 15 presets, or any hex.")] = None,
-    paint: Annotated[str | None, Query(description="Another spelling of color.")] = None,
+    view: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.VIEW,
+            description="front, front-3-4, side, … or an alias.",
+        ),
+    ] = None,
+    angle: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.VIEW,
+            description="Another spelling of view; not with view (400).",
+        ),
+    ] = None,
+    color: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.COLOR, description="One of the 15 presets, or any hex."
+        ),
+    ] = None,
+    paint: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.COLOR,
+            description="Another spelling of color; not with color (400).",
+        ),
+    ] = None,
     w: Annotated[int | None, Query(ge=1, le=1024, description="Width, px (fit inside).")] = None,
     h: Annotated[int | None, Query(ge=1, le=1024, description="Height, px.")] = None,
-    size: Annotated[str | None, Query(description="thumb, small, medium or large.")] = None,
-    fit: Annotated[str | None, Query(description="contain (default), cover or inside.")] = None,
-    background: Annotated[
-        str | None, Query(description="transparent, white, black or hex.")
+    size: Annotated[
+        str | None,
+        Query(json_schema_extra=imageschemas.SIZE, description="thumb, small, medium or large."),
     ] = None,
-    bg: Annotated[str | None, Query(description="Another spelling of background.")] = None,
-    trim: Annotated[str | None, Query(description="Trim to the vehicle's bounds.")] = None,
+    fit: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.FIT, description="contain (default), cover or inside."
+        ),
+    ] = None,
+    background: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.BACKGROUND,
+            description="transparent, white, black or hex.",
+        ),
+    ] = None,
+    bg: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.BACKGROUND,
+            description="Another spelling of background; not with background (400).",
+        ),
+    ] = None,
+    trim: Annotated[
+        str | None,
+        Query(json_schema_extra=imageschemas.FLAG, description="Trim to the vehicle's bounds."),
+    ] = None,
     padding: Annotated[int | None, Query(ge=0, le=50, description="Padding % with trim.")] = None,
-    format: Annotated[str | None, Query(description="png, webp, jpg (jpeg) or auto.")] = None,
-    response: Annotated[str | None, Query(description="image (default) or url.")] = None,
+    format: Annotated[
+        str | None,
+        Query(json_schema_extra=imageschemas.FORMAT, description="png, webp, jpg (jpeg) or auto."),
+    ] = None,
+    response: Annotated[
+        str | None,
+        Query(description="image (default) or url.", json_schema_extra={"enum": ["image", "url"]}),
+    ] = None,
 ) -> Response:
     """Billed 1 credit per 200, from cache or freshly rendered; a 304 is free."""
     query = {

@@ -18,6 +18,7 @@ from carimg.api.bodies import parse_json, read_body
 from carimg.api.cors import CORS, cors_on_errors, preflight
 from carimg.api.jsonresponse import JSONBody
 from carimg.api.per_address import retry_after
+from carimg.api.problems import problem_responses
 from carimg.domain.errors import InvalidRequest
 from carimg.domain.oauth import (
     REGISTRATIONS_PER_MINUTE,
@@ -28,6 +29,87 @@ from carimg.domain.oauth import (
 from carimg.services import Services
 
 router = APIRouter(tags=["oauth"])
+FORM = "application/x-www-form-urlencoded"
+_OAUTH_ERROR = {
+    "title": "OAuthError",
+    "type": "object",
+    "required": ["error"],
+    "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}},
+}
+_CLIENT = {
+    "client_id": {"type": "string", "description": "From /oauth/register."},
+    "client_secret": {"type": "string", "description": "Confidential clients (or Basic auth)."},
+}
+
+
+def _oauth_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
+    """RFC 6749 §5.2 errors; 401 is an unknown or unauthenticated client (every client must
+    register first), 429 carries Retry-After."""
+    return {
+        status: {
+            "description": "OAuth error (RFC 6749 §5.2).",
+            "content": {"application/json": {"schema": _OAUTH_ERROR}},
+        }
+        for status in statuses
+    }
+
+
+def _form_body(description: str, required: list[str], **members: Any) -> dict[str, Any]:
+    schema = {"type": "object", "required": required, "properties": members | _CLIENT}
+    return {
+        "requestBody": {
+            "required": True,
+            "description": description,
+            "content": {FORM: {"schema": schema}},
+        }
+    }
+
+
+_REGISTRATION = {
+    "title": "ClientMetadata",
+    "type": "object",
+    "required": ["redirect_uris"],
+    "properties": {
+        "redirect_uris": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+                "type": "string",
+                "description": "https, http to localhost, or a private-use scheme; no fragment.",
+                "examples": ["https://app.example/callback", "http://127.0.0.1:33418/callback"],
+            },
+        },
+        "client_name": {"type": "string"},
+        "token_endpoint_auth_method": {
+            "type": "string",
+            "enum": ["none", "client_secret_post", "client_secret_basic"],
+        },
+        "grant_types": {
+            "type": "array",
+            "items": {"type": "string", "enum": ["authorization_code", "refresh_token"]},
+        },
+        "response_types": {"type": "array", "items": {"type": "string", "enum": ["code"]}},
+        "client_uri": {"type": "string", "format": "uri"},
+        "logo_uri": {"type": "string", "format": "uri"},
+        "software_id": {"type": "string"},
+        "software_version": {"type": "string"},
+    },
+}
+_AUTHORIZE_PARAMETERS = [
+    {"name": name, "in": "query", "required": required, "description": text, "schema": schema}
+    for name, required, text, schema in (
+        ("client_id", True, "From /oauth/register.", {"type": "string"}),
+        ("response_type", True, "Always code.", {"type": "string", "enum": ["code"]}),
+        ("code_challenge", True, "PKCE: BASE64URL(SHA-256(verifier)).", {
+            "type": "string", "pattern": "^[A-Za-z0-9._~-]{43,128}$"}),
+        ("code_challenge_method", True, "Always S256.", {"type": "string", "enum": ["S256"]}),
+        ("redirect_uri", False, "One the client registered (exactly).", {"type": "string"}),
+        ("scope", False, "Space-separated; images:read account:read by default.",
+         {"type": "string"}),
+        ("state", False, "Returned to the redirect URI.", {"type": "string"}),
+        ("resource", False, "This server's MCP endpoint (RFC 8707).", {"type": "string"}),
+    )
+]  # fmt: skip
 REGISTRATION_LIMIT = 16 * 1024
 _NO_STORE = {"Cache-Control": "no-store", "Pragma": "no-cache"}
 
@@ -113,6 +195,19 @@ async def oauth_preflight() -> Response:
     operation_id="register_oauth_client",
     summary="Register a connected app (RFC 7591 dynamic client registration)",
     status_code=201,
+    response_class=Response,
+    responses={
+        201: {"description": "The client's id (and secret for confidential clients)."},
+        **_oauth_errors(400, 429),
+        **problem_responses(413),
+    },
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "description": "Client metadata (RFC 7591 §2).",
+            "content": {"application/json": {"schema": _REGISTRATION}},
+        }
+    },
 )
 async def register_client(request: Request, services: ServicesDep) -> Response:
     """20 registrations a minute per address."""
@@ -141,6 +236,12 @@ async def register_client(request: Request, services: ServicesDep) -> Response:
     "/oauth/authorize",
     operation_id="authorize_oauth_client",
     summary="Start connecting an app: PKCE (S256) authorization request, then the consent page",
+    response_class=Response,
+    responses={
+        302: {"description": "To the consent page, or an error to the client's redirect URI."},
+        **problem_responses(400),
+    },
+    openapi_extra={"parameters": _AUTHORIZE_PARAMETERS},
 )
 async def authorize(request: Request, services: ServicesDep) -> Response:
     """Checks the request, then sends the browser to /oauth/consent (errors the client can act
@@ -163,6 +264,22 @@ async def authorize(request: Request, services: ServicesDep) -> Response:
     "/oauth/token",
     operation_id="create_oauth_token",
     summary="Exchange an authorization code (with its PKCE verifier) or a refresh token",
+    response_class=Response,
+    responses={
+        200: {"description": "Access and refresh tokens (RFC 6749 §5.1)."},
+        **_oauth_errors(400, 401, 429),
+    },
+    openapi_extra=_form_body(
+        "A code exchange or a refresh; the client authenticates in the form or with Basic.",
+        ["grant_type"],
+        grant_type={"type": "string", "enum": ["authorization_code", "refresh_token"]},
+        code={"type": "string"},
+        redirect_uri={"type": "string"},
+        code_verifier={"type": "string"},
+        refresh_token={"type": "string"},
+        scope={"type": "string"},
+        resource={"type": "string"},
+    ),
 )
 async def token(request: Request, services: ServicesDep) -> Response:
     """Access tokens are short-lived; each refresh token works once and is replaced. 60
@@ -184,6 +301,14 @@ async def token(request: Request, services: ServicesDep) -> Response:
     "/oauth/revoke",
     operation_id="revoke_oauth_token",
     summary="Revoke an access or refresh token (RFC 7009)",
+    response_class=Response,
+    responses={200: {"description": "Revoked (or unknown)."}, **_oauth_errors(400, 401, 429)},
+    openapi_extra=_form_body(
+        "The token; the client authenticates in the form or with Basic.",
+        ["token"],
+        token={"type": "string", "minLength": 1},
+        token_type_hint={"type": "string", "enum": ["access_token", "refresh_token"]},
+    ),
 )
 async def revoke(request: Request, services: ServicesDep) -> Response:
     """200 even for unknown tokens; revoking a refresh token ends the connection's tokens. 60

@@ -30,7 +30,12 @@ class ResolveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     query: str = Field(min_length=1, max_length=200, description="What the user typed.")
-    year: int | None = Field(default=None, ge=MIN_YEAR, description="Overrides a year in the text.")
+    year: int | None = Field(
+        default=None,
+        ge=MIN_YEAR,
+        description="Overrides a year in the text.",
+        json_schema_extra={"maximum": 2**63 - 1},  # the JSON parser's widest integer
+    )
     make: str | None = Field(default=None, max_length=60, description="Constrain to a make.")
     model: str | None = Field(default=None, max_length=60, description="Constrain to a model.")
 

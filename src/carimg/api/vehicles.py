@@ -157,18 +157,30 @@ async def list_vehicles(
     catalog: CatalogDep,
     year: Annotated[int | None, Query(ge=limits.MIN_YEAR, description="Model year.")] = None,
     make_id: Annotated[
-        int | None, Query(alias="makeId", description="Make id (with year).")
+        int | None,
+        Query(
+            alias="makeId",
+            description="Make id; needs year; not with make or q (400).",
+        ),
     ] = None,
     q: Annotated[
         str | None,
-        Query(min_length=1, max_length=limits.SEARCH_QUERY_MAX, description="Free-text search."),
+        Query(
+            min_length=1,
+            max_length=limits.SEARCH_QUERY_MAX,
+            description="Free-text search (not blank); only with year and limit (400 with make, "
+            "model or makeId).",
+            json_schema_extra={"pattern": r"\S"},
+        ),
     ] = None,
     limit: Annotated[
         int, Query(ge=1, le=limits.SEARCH_LIMIT_MAX, description="Search results.")
     ] = limits.SEARCH_LIMIT_DEFAULT,
-    make: Annotated[str | None, Query(description="Make slug or name.")] = None,
+    make: Annotated[
+        str | None, Query(description="Make slug or name; not with makeId or q (400).")
+    ] = None,
     model: Annotated[
-        str | None, Query(description="Model slug or unique prefix (with make).")
+        str | None, Query(description="Model slug or unique prefix; needs make (400 without).")
     ] = None,
 ) -> Response:
     """Public and free. The parameters pick one of six shapes of `data`:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+
 from carimg.api.problems import problem_responses
 
 _REQUEST = {
@@ -36,7 +38,10 @@ _RESPONSE = {
     "required": ["jsonrpc"],
     "properties": {
         "jsonrpc": {"type": "string", "enum": ["2.0"]},
-        "id": {"type": ["string", "integer"]},
+        "id": {
+            "type": ["string", "integer", "null"],
+            "description": "The request's id; null when the request could not be read.",
+        },
         "result": {"type": "object", "description": "The method's result (tool errors included)."},
         "error": {"type": "object", "description": "A JSON-RPC error: {code, message, data}."},
     },
@@ -50,6 +55,7 @@ def _one_or_batch(schema: dict[str, Any], what: str) -> dict[str, Any]:
 
 def mcp_path_item() -> dict[str, Any]:
     problems = {str(status): entry for status, entry in problem_responses(401, 413, 429).items()}
+    problems_400 = problem_responses(400)[400]
     problems["401"]["headers"] = {
         "WWW-Authenticate": {
             "description": 'Bearer resource_metadata="{base_url}/.well-known/oauth-protected-'
@@ -79,8 +85,10 @@ def mcp_path_item() -> dict[str, Any]:
                     "name": "MCP-Protocol-Version",
                     "in": "header",
                     "required": False,
-                    "description": "The negotiated protocol revision (default 2025-03-26).",
-                    "schema": {"type": "string", "examples": ["2025-06-18"]},
+                    "description": "The negotiated protocol revision (default 2025-03-26). "
+                    "Batches are read only under 2025-03-26; a later revision answers a batch "
+                    "with 400.",
+                    "schema": {"type": "string", "enum": list(HANDSHAKE_PROTOCOL_VERSIONS)},
                 }
             ],
             "requestBody": {
@@ -97,6 +105,15 @@ def mcp_path_item() -> dict[str, Any]:
                     },
                 },
                 "202": {"description": "Only notifications were sent: accepted, no body."},
+                "400": {
+                    "description": "The transport refused the message (not JSON-RPC, an "
+                    "unsupported protocol version, a batch under a later revision): a JSON-RPC "
+                    "error; an empty batch is a problem document.",
+                    "content": {
+                        "application/json": {"schema": _RESPONSE},
+                        **problems_400["content"],
+                    },
+                },
                 **problems,
             },
         }

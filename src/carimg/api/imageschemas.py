@@ -1,0 +1,25 @@
+"""OpenAPI schemas of the image parameters (query and JSON spellings) as `parse_image_request`
+reads them; the schemas only document, the domain validates."""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+from carimg.domain.imagerequest import BACKGROUNDS, FITS, FORMATS_ACCEPTED, MAX_NAME_LENGTH
+from carimg.domain.views import COLORS, SIZE_PRESETS, VIEW_BY_NAME
+
+_HEX = "#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})"
+
+
+def _one_of(*choices: str) -> str:
+    return "^(" + "|".join([*choices[:-1], choices[-1]]) + ")$"
+
+
+NAME: Final[dict[str, Any]] = {"pattern": r"\S", "maxLength": MAX_NAME_LENGTH}
+VIEW: Final[dict[str, Any]] = {"enum": sorted(VIEW_BY_NAME)}
+COLOR: Final[dict[str, Any]] = {"pattern": _one_of(*COLORS, _HEX)}
+BACKGROUND: Final[dict[str, Any]] = {"pattern": _one_of(*BACKGROUNDS, _HEX)}
+SIZE: Final[dict[str, Any]] = {"enum": list(SIZE_PRESETS)}
+FIT: Final[dict[str, Any]] = {"enum": list(FITS)}
+FORMAT: Final[dict[str, Any]] = {"enum": list(FORMATS_ACCEPTED)}
+FLAG: Final[dict[str, Any]] = {"enum": ["true", "false", "1", "0", "yes", "no", "on", "off"]}

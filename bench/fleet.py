@@ -11,7 +11,7 @@ Phases, each `--clients` concurrent clients of paid images, idempotent URL minti
 URL loads for `--seconds`:
   1. one `carimg serve` process on SQLite, renders in process (the embedded default);
   2. the fleet: `carimg serve --workers 3` + 2 `carimg worker` on PostgreSQL + Redis;
-  3. the fleet again with faults: one worker fails 10% of its renders (a hidden test-only flag),
+  3. the fleet again with faults: one worker fails half of its renders (a hidden test-only flag),
      a worker is killed mid-run (and started again), Redis is restarted (data lost), clients drop
      their connection mid-response.
 Then, for each database: every account's balance equals grants - debits + refunds; every image
@@ -196,7 +196,7 @@ class Tally:
     loads: Counter[str] = field(default_factory=Counter)  # URL -> 200 loads seen
     caps: dict[str, int] = field(default_factory=dict)
     disconnects: int = 0
-    transport_errors: int = 0
+    transport_errors: Counter[str] = field(default_factory=Counter)
     faults: list[str] = field(default_factory=list)
     started: float = 0.0
     ended: float = 0.0
@@ -249,8 +249,8 @@ class Client:
                     await self.disconnect()
                 else:
                     await self.call("image", "GET", "/api/v1/images/car", params=self.variant())
-            except httpx.TransportError:
-                self.tally.transport_errors += 1
+            except httpx.TransportError as error:
+                self.tally.transport_errors[type(error).__name__] += 1
                 await asyncio.sleep(0.2)
 
     async def mint(self) -> None:
@@ -430,7 +430,8 @@ def report(name: str, tally: Tally, found: dict[str, int]) -> str:
         f"### {name}",
         "",
         f"- requests answered: {tally.requests} in {seconds:.1f} s = "
-        f"**{tally.requests / seconds:.0f} req/s**; transport errors {tally.transport_errors}; "
+        f"**{tally.requests / seconds:.0f} req/s**; transport errors "
+        f"{dict(tally.transport_errors) or 0}; "
         f"connections dropped by clients {tally.disconnects}",
         "- by status: " + ", ".join(f"{s}: {n}" for s, n in sorted(by_status.items())),
         "- by action: "
@@ -517,10 +518,10 @@ def main() -> int:
             fleet.wait_healthy()
             asyncio.run(warm(fleet.url, keys[0]))
             for name, faults in (("", False), (", with faults", True)):
-                if faults:  # worker-2 from now on fails a tenth of its renders
+                if faults:  # worker-2 from now on fails half of its renders
                     fleet.processes["worker-2"].terminate()
                     fleet.processes["worker-2"].wait(timeout=30)
-                    fleet.start("worker-2", "worker", "--fail-fraction", "0.1")
+                    fleet.start("worker-2", "worker", "--fail-fraction", "0.5")
                 else:
                     fleet.start("worker-2", "worker")
 

@@ -64,8 +64,8 @@ def wrk(url: str, script: Path | None = None) -> tuple[float, str, str]:
         command[1:1] = ["-s", str(script)]
     out = subprocess.run(command, capture_output=True, text=True, check=True).stdout
     rate = float(re.search(r"Requests/sec:\s+([\d.]+)", out).group(1))  # type: ignore[union-attr]
-    p50 = re.search(r"50%\s+(\S+)", out).group(1)  # type: ignore[union-attr]
-    p99 = re.search(r"99%\s+(\S+)", out).group(1)  # type: ignore[union-attr]
+    p50 = re.search(r"^\s+50%\s+(\S+)", out, re.M).group(1)  # type: ignore[union-attr]
+    p99 = re.search(r"^\s+99%\s+(\S+)", out, re.M).group(1)  # type: ignore[union-attr]
     return rate, p50, p99
 
 

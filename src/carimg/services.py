@@ -20,8 +20,8 @@ from carimg.domain.embed import EmbedGrants
 from carimg.domain.feedback import FeedbackService
 from carimg.domain.idempotency import Idempotency
 from carimg.domain.images import ImageService, Renderer
-from carimg.domain.oauth import OAuthServer
 from carimg.domain.ledger import Ledger
+from carimg.domain.oauth import OAuthServer
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing, pricing_for
 from carimg.domain.ratelimit import RateWindows

@@ -38,19 +38,24 @@ class Flow:
     client_id: str
     email: str
 
-    async def authorize(self, *, scope: str | None = None, **extra: str) -> tuple[str, str]:
-        """Authorize and approve on the consent page; returns (code, verifier)."""
-        verifier, challenge = pkce_pair()
-        params = {
+    def request(self, challenge: str, **extra: str) -> dict[str, str]:
+        """The parameters of an authorization request (S256, the registered redirect URI);
+        `extra` adds to or replaces them."""
+        return {
             "response_type": "code",
             "client_id": self.client_id,
             "redirect_uri": REDIRECT_URI,
             "code_challenge": challenge,
             "code_challenge_method": "S256",
-            "state": "xyz",
-            **({"scope": scope} if scope else {}),
             **extra,
         }
+
+    async def authorize(self, *, scope: str | None = None, **extra: str) -> tuple[str, str]:
+        """Authorize and approve on the consent page; returns (code, verifier)."""
+        verifier, challenge = pkce_pair()
+        params = self.request(
+            challenge, **{"state": "xyz", **({"scope": scope} if scope else {}), **extra}
+        )
         start = await self.client.get("/oauth/authorize", params=params)
         assert start.status_code == 302, start.text
         consent = await self.client.get(start.headers["location"])

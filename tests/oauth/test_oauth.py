@@ -8,7 +8,7 @@ import pytest
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 
 from carimg.domain.clock import FixedClock
-from tests.oauth.conftest import REDIRECT_URI, Flow, pkce_pair, query_of
+from tests.oauth.conftest import Flow, pkce_pair, query_of
 from tests.web.helpers import csrf_of
 
 ACCEPT = {"Accept": "application/json, text/event-stream"}
@@ -91,31 +91,15 @@ async def test_reused_code_is_refused_and_ends_the_first_tokens(flow: Flow) -> N
 async def test_foreign_redirect_uri_is_refused_before_redirecting(flow: Flow) -> None:
     _, challenge = pkce_pair()
     response = await flow.client.get(
-        "/oauth/authorize",
-        params={
-            "response_type": "code",
-            "client_id": flow.client_id,
-            "redirect_uri": "https://evil.example/cb",
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-        },
+        "/oauth/authorize", params=flow.request(challenge, redirect_uri="https://evil.example/cb")
     )
     assert response.status_code == 400
     assert "location" not in response.headers
 
 
 async def test_plain_pkce_is_refused_at_the_redirect_uri(flow: Flow) -> None:
-    response = await flow.client.get(
-        "/oauth/authorize",
-        params={
-            "response_type": "code",
-            "client_id": flow.client_id,
-            "redirect_uri": REDIRECT_URI,
-            "code_challenge": "x" * 43,
-            "code_challenge_method": "plain",
-            "state": "s1",
-        },
-    )
+    params = flow.request("x" * 43, code_challenge_method="plain", state="s1")
+    response = await flow.client.get("/oauth/authorize", params=params)
     assert response.status_code == 302
     answer = query_of(response.headers["location"])
     assert answer["error"] == "invalid_request" and answer["state"] == "s1"
@@ -123,17 +107,8 @@ async def test_plain_pkce_is_refused_at_the_redirect_uri(flow: Flow) -> None:
 
 async def test_billing_purchase_is_never_granted(flow: Flow) -> None:
     _, challenge = pkce_pair()
-    response = await flow.client.get(
-        "/oauth/authorize",
-        params={
-            "response_type": "code",
-            "client_id": flow.client_id,
-            "redirect_uri": REDIRECT_URI,
-            "code_challenge": challenge,
-            "code_challenge_method": "S256",
-            "scope": "images:read billing:purchase",
-        },
-    )
+    params = flow.request(challenge, scope="images:read billing:purchase")
+    response = await flow.client.get("/oauth/authorize", params=params)
     assert query_of(response.headers["location"])["error"] == "invalid_scope"
 
 

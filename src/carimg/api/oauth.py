@@ -5,8 +5,8 @@ tokens and revocation. The token endpoints answer in OAuth's own error format
 from __future__ import annotations
 
 import base64
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import unquote, urlencode
 
 from authlib.oauth2.rfc6749 import OAuth2Error
@@ -28,6 +28,7 @@ from carimg.domain.oauth import (
 )
 from carimg.services import Services
 
+T = TypeVar("T")
 router = APIRouter(tags=["oauth"])
 FORM = "application/x-www-form-urlencoded"
 _OAUTH_ERROR = {
@@ -160,6 +161,27 @@ async def _form(request: Request) -> Mapping[str, str]:
     return {name: value for name, value in form.items() if isinstance(value, str)}
 
 
+async def _client_request(
+    request: Request,
+    services: Services,
+    kind: str,
+    limit: int,
+    call: Callable[[Mapping[str, str], tuple[str, str] | None], Awaitable[T]],
+    answer: Callable[[T], Response],
+) -> Response:
+    """A form request of an authenticating client (token, revoke): limited per address, the
+    client's credentials in the form or Basic, failures in OAuth's error format."""
+    limited = await _over_limit(services, request, kind, limit)
+    if limited is not None:
+        return limited
+    try:
+        with cors_on_errors():
+            result = await call(await _form(request), _basic_credentials(request))
+    except OAuth2Error as error:
+        return _oauth_error(error)
+    return answer(result)
+
+
 @router.get(
     "/.well-known/oauth-protected-resource",
     operation_id="get_protected_resource_metadata",
@@ -284,17 +306,14 @@ async def authorize(request: Request, services: ServicesDep) -> Response:
 async def token(request: Request, services: ServicesDep) -> Response:
     """Access tokens are short-lived; each refresh token works once and is replaced. 60
     requests a minute per address."""
-    limited = await _over_limit(services, request, "token", TOKEN_REQUESTS_PER_MINUTE)
-    if limited is not None:
-        return limited
-    try:
-        with cors_on_errors():
-            issued: dict[str, Any] = await services.oauth.token(
-                await _form(request), _basic_credentials(request)
-            )
-    except OAuth2Error as error:
-        return _oauth_error(error)
-    return JSONBody(issued, headers=_NO_STORE | CORS)
+    return await _client_request(
+        request,
+        services,
+        "token",
+        TOKEN_REQUESTS_PER_MINUTE,
+        services.oauth.token,
+        lambda issued: JSONBody(issued, headers=_NO_STORE | CORS),
+    )
 
 
 @router.post(
@@ -313,12 +332,11 @@ async def token(request: Request, services: ServicesDep) -> Response:
 async def revoke(request: Request, services: ServicesDep) -> Response:
     """200 even for unknown tokens; revoking a refresh token ends the connection's tokens. 60
     requests a minute per address."""
-    limited = await _over_limit(services, request, "revoke", REVOCATIONS_PER_MINUTE)
-    if limited is not None:
-        return limited
-    try:
-        with cors_on_errors():
-            await services.oauth.revoke(await _form(request), _basic_credentials(request))
-    except OAuth2Error as error:
-        return _oauth_error(error)
-    return Response(status_code=200, headers=_NO_STORE | CORS)
+    return await _client_request(
+        request,
+        services,
+        "revoke",
+        REVOCATIONS_PER_MINUTE,
+        services.oauth.revoke,
+        lambda _: Response(status_code=200, headers=_NO_STORE | CORS),
+    )

@@ -242,19 +242,13 @@ def register(app: typer.Typer) -> None:
         ),
     ) -> None:
         """Print a partner-signed /images/car.png URL, free to load until it expires."""
-        from carimg.domain.signing import signed_embed_url
+        from carimg.client import sign_embed_url
 
-        params: dict[str, str | int] = {"brand": make, "model": model, "year": year}
-        for name, value in (
-            ("view", view),
-            ("color", color),
-            ("w", width),
-            ("h", height),
-            ("format", format),
-        ):
-            if value is not None:
-                params[name] = value
-        typer.echo(signed_embed_url(base_url, secret, params, expires_in=expires_in))
+        url = sign_embed_url(
+            secret, make, model, year, view=view, color=color, width=width, height=height,
+            format=format, expires_in=expires_in, base_url=base_url,
+        )  # fmt: skip
+        typer.echo(url)
 
 
 if __name__ == "__main__":  # pragma: no cover

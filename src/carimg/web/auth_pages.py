@@ -11,6 +11,7 @@ from carimg.api.auth import ServicesDep
 from carimg.domain.errors import DomainError
 from carimg.domain.passwords import MIN_LENGTH
 from carimg.domain.pricing import FREE_CREDITS
+from carimg.domain.web_accounts import WebSession
 from carimg.web.csrf import CsrfProtected
 from carimg.web.pages import redirect, render_page
 from carimg.web.sessions import (
@@ -23,6 +24,13 @@ from carimg.web.sessions import (
 
 router = APIRouter(include_in_schema=False)
 FormText = Annotated[str, Form()]
+
+
+def _signed_in(request: Request, session: WebSession, url: str) -> Response:
+    """A redirect to `url` that starts the new session."""
+    response = redirect(url)
+    start_session(request, response, session)
+    return response
 
 
 def client_ip(request: Request) -> str:
@@ -58,9 +66,7 @@ async def signin(
         session = await services.web_accounts.sign_in(email, password, ip=client_ip(request))
     except DomainError as error:
         return await _form_error(request, "signin.html", error, email=email, next=target)
-    response = redirect(target)
-    start_session(request, response, session)
-    return response
+    return _signed_in(request, session, target)
 
 
 @router.get("/signup")
@@ -101,9 +107,7 @@ async def signup(
             headers=error.headers,
             **_signup_context(email, message, next),
         )
-    response = redirect(safe_next(next))
-    start_session(request, response, session)
-    return response
+    return _signed_in(request, session, safe_next(next))
 
 
 @router.post("/signout", dependencies=[CsrfProtected])
@@ -166,6 +170,4 @@ async def reset_password(
             valid=error.status == 400,
             min_length=MIN_LENGTH,
         )
-    response = redirect("/dashboard?notice=password-reset")
-    start_session(request, response, session)
-    return response
+    return _signed_in(request, session, "/dashboard?notice=password-reset")

@@ -30,8 +30,9 @@ from starlette.types import Message, Receive, Scope, Send
 
 from carimg import __version__
 from carimg.api.auth import principal_for
+from carimg.api.bodies import read_body
 from carimg.api.cors import CORS, cors_on_errors, preflight
-from carimg.domain.errors import InvalidRequest, PayloadTooLarge, Unauthenticated
+from carimg.domain.errors import InvalidRequest, Unauthenticated
 from carimg.mcp.domain_backend import DomainBackend, current_principal
 from carimg.mcp.tools import build_server
 from carimg.services import Services
@@ -110,9 +111,12 @@ class McpEndpoint:
             principal = await principal_for(services, request)
         except Unauthenticated as error:
             raise _for_agent_hosts(error, services.settings.base_url) from None
-        body = await request.body() if request.method == "POST" else b""
-        if len(body) > DEFAULT_MAX_REQUEST_BODY_SIZE:
-            raise PayloadTooLarge("A request to /api/mcp is at most 4 MiB.")
+        # read_body stops at the limit (413) instead of buffering whatever a client sends
+        body = (
+            await read_body(request, DEFAULT_MAX_REQUEST_BODY_SIZE)
+            if request.method == "POST"
+            else b""
+        )
         batch = _batch_of(body, request.headers.get("mcp-protocol-version"))
         for _ in range(len(batch) - 1):  # every member of a batch counts, as separate POSTs do
             await services.rate.hit(principal)

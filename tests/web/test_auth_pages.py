@@ -300,6 +300,17 @@ async def _request_reset(
         return await post_form(client, "/forgot-password", {"email": email})
 
 
+async def _set_password(client: httpx.AsyncClient, link: str, password: str) -> httpx.Response:
+    """Open the reset link's form and send `password` with the form's CSRF token."""
+    form = await client.get(link)
+    assert form.status_code == 200, form.text
+    return await client.post(
+        "/reset-password",
+        data={"csrf_token": csrf_of(form.text), "token": link.split("=", 1)[1],
+              "password": password},
+    )  # fmt: skip
+
+
 async def test_password_reset_prints_the_link_to_the_log_and_sets_a_new_password(
     client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -311,14 +322,8 @@ async def test_password_reset_prints_the_link_to_the_log_and_sets_a_new_password
     assert "a link to set a new password is on its way" in sent.text
     link = _reset_link(caplog)
     assert email in caplog.text
-    form = await client.get(link)
-    assert form.status_code == 200
     new_password = "a brand new passphrase"
-    response = await client.post(
-        "/reset-password",
-        data={"csrf_token": csrf_of(form.text), "token": link.split("=", 1)[1],
-              "password": new_password},
-    )  # fmt: skip
+    response = await _set_password(client, link, new_password)
     assert response.status_code == 303
     assert response.headers["location"] == "/dashboard?notice=password-reset"
     assert (await client.get("/dashboard")).status_code == 200
@@ -336,11 +341,7 @@ async def test_a_reset_link_works_once(
     await _request_reset(client, email, caplog)
     link = _reset_link(caplog)
     token = link.split("=", 1)[1]
-    form = await client.get(link)
-    first = await client.post(
-        "/reset-password",
-        data={"csrf_token": csrf_of(form.text), "token": token, "password": "first new password"},
-    )
+    first = await _set_password(client, link, "first new password")
     assert first.status_code == 303
     assert (await client.get(link)).status_code == 404
     again = await post_form(
@@ -367,12 +368,7 @@ async def test_a_reset_keeps_the_strength_rule_and_the_link(
     email = await sign_up(client)
     await _request_reset(client, email, caplog)
     link = _reset_link(caplog)
-    form = await client.get(link)
-    weak = await client.post(
-        "/reset-password",
-        data={"csrf_token": csrf_of(form.text), "token": link.split("=", 1)[1],
-              "password": "short"},
-    )  # fmt: skip
+    weak = await _set_password(client, link, "short")
     assert weak.status_code == 400
     assert "at least 10 characters" in weak.text
     assert (await client.get(link)).status_code == 200
@@ -404,12 +400,7 @@ async def test_an_account_without_a_password_gets_one_by_reset(
     assert (await sign_in(client, email)).status_code == 401
     await _request_reset(client, email, caplog)
     link = _reset_link(caplog)
-    form = await client.get(link)
-    response = await client.post(
-        "/reset-password",
-        data={"csrf_token": csrf_of(form.text), "token": link.split("=", 1)[1],
-              "password": PASSWORD},
-    )  # fmt: skip
+    response = await _set_password(client, link, PASSWORD)
     assert response.status_code == 303
 
 

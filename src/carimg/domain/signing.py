@@ -63,7 +63,8 @@ def unsign_value(secret: str, purpose: str, token: str) -> dict[str, Any] | None
     or made for another purpose."""
     body, _, mac = token.rpartition(".")
     expected = hmac.new(_purpose_key(secret, purpose), body.encode(), hashlib.sha256).hexdigest()
-    if not body or not hmac.compare_digest(mac, expected):
+    # bytes: compare_digest raises on a non-ASCII str, which a forged cookie may carry
+    if not body or not hmac.compare_digest(mac.encode(), expected.encode()):
         return None
     try:
         decoded = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))

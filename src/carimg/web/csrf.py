@@ -76,7 +76,7 @@ async def verify_csrf(request: Request) -> None:
     if (
         not isinstance(sent, str)
         or not seed
-        or not hmac.compare_digest(sent, _token(request, seed))
+        or not hmac.compare_digest(sent.encode(), _token(request, seed).encode())  # any text
     ):
         raise CsrfRejected()
 

@@ -300,6 +300,12 @@ async def _request_reset(
         return await post_form(client, "/forgot-password", {"email": email})
 
 
+async def _signed_up_reset_link(client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture) -> str:
+    """The reset link mailed (logged) for a new account."""
+    await _request_reset(client, await sign_up(client), caplog)
+    return _reset_link(caplog)
+
+
 async def _set_password(client: httpx.AsyncClient, link: str, password: str) -> httpx.Response:
     """Open the reset link's form and send `password` with the form's CSRF token."""
     form = await client.get(link)
@@ -337,9 +343,7 @@ async def test_password_reset_prints_the_link_to_the_log_and_sets_a_new_password
 async def test_a_reset_link_works_once(
     client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    email = await sign_up(client)
-    await _request_reset(client, email, caplog)
-    link = _reset_link(caplog)
+    link = await _signed_up_reset_link(client, caplog)
     token = link.split("=", 1)[1]
     first = await _set_password(client, link, "first new password")
     assert first.status_code == 303
@@ -355,9 +359,7 @@ async def test_a_reset_link_works_once(
 async def test_a_reset_link_expires_after_an_hour(
     client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture, clock: FixedClock
 ) -> None:
-    email = await sign_up(client)
-    await _request_reset(client, email, caplog)
-    link = _reset_link(caplog)
+    link = await _signed_up_reset_link(client, caplog)
     clock.advance(3601)
     assert (await client.get(link)).status_code == 404
 
@@ -365,9 +367,7 @@ async def test_a_reset_link_expires_after_an_hour(
 async def test_a_reset_keeps_the_strength_rule_and_the_link(
     client: httpx.AsyncClient, caplog: pytest.LogCaptureFixture
 ) -> None:
-    email = await sign_up(client)
-    await _request_reset(client, email, caplog)
-    link = _reset_link(caplog)
+    link = await _signed_up_reset_link(client, caplog)
     weak = await _set_password(client, link, "short")
     assert weak.status_code == 400
     assert "at least 10 characters" in weak.text

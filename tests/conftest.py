@@ -22,6 +22,9 @@ from carimg.domain.clock import FixedClock
 from carimg.render import RenderPool
 from carimg.services import Services
 
+# Fails the run when any log line (in process or of a started server) shows a secret.
+pytest_plugins = ["tests.security.logscan"]
+
 POSTGRES_ADMIN_URL = os.environ.get(
     "CARIMG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
 )

@@ -69,7 +69,9 @@ def running_server(data_dir: Path, **settings: str) -> Iterator[Server]:
         **{f"CARIMG_{name.upper()}": value for name, value in settings.items()},
     }
     command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    process = subprocess.Popen(command, env=env)
+    # logs in a file beside the data directory, where the secrets-in-logs check reads them
+    with open(data_dir.parent / f"server-{port}.log", "ab") as log:
+        process = subprocess.Popen(command, env=env, stdout=log, stderr=log)
     try:
         wait_until_healthy(url, process)
         yield Server(url, data_dir, env)

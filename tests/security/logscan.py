@@ -68,16 +68,17 @@ def find_secrets(line: str) -> list[str]:
     return [kind for kind, pattern in SECRET_PATTERNS if pattern.search(line)]
 
 
+def process_logs(root: Path) -> list[Path]:
+    return sorted({path for glob in PROCESS_LOGS for path in root.rglob(glob) if path.is_file()})
+
+
 def scan_files(root: Path) -> list[str]:
     found = []
-    for glob in PROCESS_LOGS:
-        for path in sorted(root.rglob(glob)):
-            if not path.is_file():
-                continue
-            for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
-                kinds = find_secrets(line)
-                if kinds:
-                    found.append(f"{path}:{number}: [{', '.join(kinds)}] {line[:400]}")
+    for path in process_logs(root):
+        for number, line in enumerate(path.read_text(errors="replace").splitlines(), 1):
+            kinds = find_secrets(line)
+            if kinds:
+                found.append(f"{path}:{number}: [{', '.join(kinds)}] {line[:400]}")
     return found
 
 
@@ -103,6 +104,7 @@ class SecretLogHandler(logging.Handler):
 
 _KEY = pytest.StashKey[SecretLogHandler]()
 _FOUND = pytest.StashKey[list[str]]()
+_CHECKED = pytest.StashKey[list[int]]()  # records, process log files
 # carimg's own loggers write INFO (the access log) in `carimg serve`; in process they would
 # stay at the root's WARNING and their lines would never be looked at.
 _CARIMG_LEVEL = logging.INFO
@@ -116,30 +118,38 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         carimg.setLevel(_CARIMG_LEVEL)
     session.config.stash[_KEY] = handler
     session.config.stash[_FOUND] = []
+    session.config.stash[_CHECKED] = [0, 0]
 
 
 @pytest.hookimpl(optionalhook=True)
 def pytest_testnodedown(node: Any, error: object) -> None:
     """xdist controller: a worker's findings."""
-    found = getattr(node, "workeroutput", {}).get("secrets_in_logs", [])
-    node.config.stash.setdefault(_FOUND, []).extend(found)
+    output = getattr(node, "workeroutput", {})
+    node.config.stash.setdefault(_FOUND, []).extend(output.get("secrets_in_logs", []))
+    checked = node.config.stash.setdefault(_CHECKED, [0, 0])
+    for index, count in enumerate(output.get("logs_checked", [0, 0])):
+        checked[index] += count
 
 
 def pytest_sessionfinish(session: pytest.Session) -> None:
     config = session.config
     handler = config.stash.get(_KEY, None)
     found = config.stash.setdefault(_FOUND, [])
+    checked = config.stash.setdefault(_CHECKED, [0, 0])
     if handler is not None:
         logging.getLogger().removeHandler(handler)
         found.extend(handler.found)
+        checked[0] += handler.seen
     # only where this process made temporary files (an xdist controller makes none)
     factory = getattr(config, "_tmp_path_factory", None)
     basetemp = getattr(factory, "_basetemp", None)
     if basetemp is not None and basetemp.exists():
         found.extend(scan_files(basetemp)[:_LIMIT])
+        checked[1] += len(process_logs(basetemp))
     workeroutput = getattr(config, "workeroutput", None)
     if workeroutput is not None:  # an xdist worker: the controller reports and fails the run
         workeroutput["secrets_in_logs"] = found
+        workeroutput["logs_checked"] = checked
         return
     if found and session.exitstatus == pytest.ExitCode.OK:
         session.exitstatus = pytest.ExitCode.TESTS_FAILED
@@ -147,6 +157,10 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 def pytest_terminal_summary(terminalreporter: Any, config: pytest.Config) -> None:
     found = config.stash.get(_FOUND, [])
+    records, files = config.stash.get(_CHECKED, [0, 0])
+    terminalreporter.write_line(
+        f"secrets in logs: {len(found)} found in {records} log records and {files} process logs"
+    )
     if found:
         terminalreporter.section("secrets in logs", sep="=", red=True, bold=True)
         for line in found[:_LIMIT]:

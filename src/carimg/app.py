@@ -29,6 +29,7 @@ from carimg.api import (
     resolve,
     vehicles,
 )
+from carimg.api.formlimit import FormBodyLimit
 from carimg.api.headers import RequestIdMiddleware
 from carimg.api.metrics import ObserveRequests
 from carimg.api.problems import Problem, install_problem_handlers
@@ -93,6 +94,7 @@ def create_app(
     app.state.catalog = catalog
     app.state.service_version = __version__
     install_problem_handlers(app)
+    app.add_middleware(FormBodyLimit)  # forms are parsed by Starlette, which bounds no body
     app.add_middleware(RequestIdMiddleware)
     app.add_middleware(ObserveRequests)  # outermost: times and logs everything inside
     for module in (

@@ -72,9 +72,7 @@ async def test_a_chunked_body_over_the_limit_is_refused_within_a_chunk_of_it(
 
 
 # Form endpoints parsed by Starlette (`Form()` parameters, `request.form()`): Starlette bounds a
-# single field at 1 MiB (then 400, not 413) but not the body, so a form of many fields is read
-# whole. These document the gap; they fail (and xfail strict turns that into a pass) until an
-# app-wide form body limit exists.
+# single field but not the body; the app-wide FormBodyLimit middleware bounds every form body.
 FORM_LIMIT = 64 * KIB  # what a form limit should be at most; every form here is a few fields
 FORMS = [
     "/oauth/token",
@@ -91,7 +89,6 @@ FORMS = [
 
 
 @SQLITE
-@pytest.mark.xfail(strict=True, reason="gap: form bodies have no size limit (reported)")
 @pytest.mark.parametrize("path", FORMS)
 async def test_a_form_body_over_a_limit_is_refused_before_reading(
     app: FastAPI, client: object, path: str

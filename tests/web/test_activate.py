@@ -146,3 +146,14 @@ async def test_approval_needs_the_csrf_token(
     clock.advance(started["interval"])
     token = await _poll(client, started["device_code"])
     assert token.json()["error"] == "authorization_pending"
+
+
+async def test_entering_codes_is_rate_limited_per_account(
+    client: httpx.AsyncClient, signed_in: str
+) -> None:
+    """RFC 8628 §5.1: user codes are short, so guessing them must be slow."""
+    for _ in range(20):
+        assert (await client.get("/activate?user_code=BCDF-GHJK")).status_code == 404
+    refused = await client.get("/activate?user_code=BCDF-GHJK")
+    assert refused.status_code == 429
+    assert "Too many codes entered" in refused.text

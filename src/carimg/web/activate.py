@@ -13,18 +13,30 @@ from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep
 from carimg.domain import keys as key_rules
-from carimg.domain.errors import DomainError
+from carimg.domain.errors import DomainError, RateLimited
+from carimg.domain.ratelimit import per_address
 from carimg.web.csrf import CsrfProtected
 from carimg.web.pages import render_page
 from carimg.web.sessions import SignedIn
 
 router = APIRouter(include_in_schema=False)
 
+# RFC 8628 §5.1: user codes are short, so entering them is rate-limited (per signed-in account).
+CODE_ENTRIES_PER_MINUTE = 20
+
 SCOPE_WORDS = {
     key_rules.IMAGES_READ: "fetch images and create signed image URLs, paid from your credits",
     key_rules.ACCOUNT_READ: "read your balance, usage and pricing",
     key_rules.BILLING_WRITE: "create checkout links for credit packs (it cannot pay)",
 }
+
+
+async def _check_entry_rate(services: ServicesDep, account_id: str) -> None:
+    wait = await per_address(
+        services.counters, services.clock, "activate", account_id, CODE_ENTRIES_PER_MINUTE
+    )
+    if wait is not None:
+        raise RateLimited(f"Too many codes entered; try again in {wait} seconds.", retry_after=wait)
 
 
 async def _page(request: Request, status: int = 200, **context: Any) -> Response:
@@ -47,6 +59,7 @@ async def activate_page(
     if not user_code.strip():
         return await _page(request)
     try:
+        await _check_entry_rate(services, account.id)
         pending = await services.device.pending(user_code)
     except DomainError as error:
         return await _page(request, error.status, user_code=user_code, error=error.detail)
@@ -62,6 +75,7 @@ async def decide(
     decision: Annotated[Literal["approve", "deny"], Form()] = "deny",
 ) -> Response:
     try:
+        await _check_entry_rate(services, account.id)
         if decision == "approve":
             shown = await services.device.approve(user_code, account.email)
         else:

@@ -110,7 +110,8 @@ def wrk(
     name: str, url: str, seconds: int, connections: int, script: Path | None = None,
     env: dict[str, str] | None = None,
 ) -> Run:  # fmt: skip
-    command = ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", url]
+    threads = min(2, connections)  # wrk needs at least one connection per thread
+    command = ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--latency", url]
     if script is not None:
         command[1:1] = ["-s", str(script)]
     out = subprocess.run(

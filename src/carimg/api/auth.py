@@ -20,7 +20,8 @@ bearer_scheme = HTTPBearer(
 api_key_scheme = APIKeyHeader(name="x-api-key", auto_error=False, description="`x-api-key: cimg_…`")
 
 
-def services_of(request: Request) -> Services:
+async def services_of(request: Request) -> Services:
+    # async: FastAPI runs a plain `def` dependency in a worker thread, a hop every request pays
     services: Services = request.app.state.services
     return services
 

@@ -10,12 +10,13 @@ from carimg.catalog import Catalog
 from carimg.config import Settings
 
 
-def _settings(request: Request) -> Settings:
+# async: FastAPI would run a plain `def` dependency in a worker thread, every request.
+async def _settings(request: Request) -> Settings:
     settings: Settings = request.app.state.settings
     return settings
 
 
-def _catalog(request: Request) -> Catalog:
+async def _catalog(request: Request) -> Catalog:
     catalog: Catalog = request.app.state.catalog
     return catalog
 

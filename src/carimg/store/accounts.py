@@ -156,8 +156,7 @@ class AccountStore:
             .join(accounts, accounts.c.id == api_keys.c.account_id)
             .where(api_keys.c.hash == key_hash)
         )
-        async with self._db.read.connect() as conn:
-            row = (await conn.execute(query)).first()
+        row = await self._db.lookup_first(query)
         if row is None:
             return None
         mapping = row._mapping

@@ -116,8 +116,7 @@ class DeliveryUrlStore:
             .join(api_keys, api_keys.c.id == delivery_urls.c.key_id)
             .where(delivery_urls.c.token_hash == token_hash)
         )
-        async with self._db.read.connect() as conn:
-            found = (await conn.execute(query)).first()
+        found = await self._db.lookup_first(query)
         return _row(found._mapping) if found else None
 
     async def claim_use(self, url_id: str) -> bool:

@@ -175,6 +175,18 @@ async def build_services(
         if settings.payment_provider == "stripe"
         else LocalProvider(settings, secret_key, clock)
     )
+    web_accounts = WebAccounts(
+        CredentialStore(db),
+        Accounts(account_store, ledger_store, clock),
+        account_store,
+        ledger,
+        Billing(CheckoutStore(db), provider, pricing, settings, clock),
+        pricing,
+        counters,
+        mailer_for(settings),
+        settings,
+        clock,
+    )
     return Services(
         settings=settings,
         catalog=catalog,
@@ -199,7 +211,16 @@ async def build_services(
         ),
         idempotency=Idempotency(IdempotencyStore(db, secret_key), clock),
         partners=partners,
-        embed=EmbedGrants(partners, renderer, settings, secret_key, budget, clock, counters),
+        embed=EmbedGrants(
+            partners,
+            renderer,
+            settings,
+            secret_key,
+            budget,
+            clock,
+            counters,
+            live_session=web_accounts.session_is_live,
+        ),
         secret_key=secret_key,
         pricing=pricing,
         billing=Billing(CheckoutStore(db), provider, pricing, settings, clock),
@@ -217,17 +238,6 @@ async def build_services(
             counters,
             clock,
         ),
-        web_accounts=WebAccounts(
-            CredentialStore(db),
-            Accounts(account_store, ledger_store, clock),
-            account_store,
-            ledger,
-            Billing(CheckoutStore(db), provider, pricing, settings, clock),
-            pricing,
-            counters,
-            mailer_for(settings),
-            settings,
-            clock,
-        ),
+        web_accounts=web_accounts,
         oauth=OAuthServer(OAuthStore(db), account_store, settings, secret_key, clock),
     )

@@ -223,6 +223,18 @@ async def test_the_session_cookie_is_the_one_the_embed_endpoint_accepts(
     assert (await client.get(embed)).status_code == 401
 
 
+async def test_a_signed_out_session_cookie_no_longer_grants_free_embeds(
+    client: httpx.AsyncClient,
+) -> None:
+    await sign_up(client)
+    old_cookie = client.cookies[SESSION_COOKIE]
+    embed = "/images/car.png?brand=honda&model=civic&year=2019&w=256"
+    assert (await client.get(embed)).status_code == 200
+    await post_form(client, "/signout", {}, page="/dashboard")
+    client.cookies.set(SESSION_COOKIE, old_cookie)  # a copy kept from before signing out
+    assert (await client.get(embed)).status_code == 401
+
+
 async def test_a_session_ends_when_its_time_is_up(
     client: httpx.AsyncClient, clock: FixedClock
 ) -> None:

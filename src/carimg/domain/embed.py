@@ -15,6 +15,7 @@ import hmac
 import math
 import re
 import secrets
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Literal
@@ -59,8 +60,12 @@ class EmbedGrants:
         budget: RenderBudget,
         clock: Clock,
         counters: Counters,
+        *,
+        live_session: Callable[[str], Awaitable[bool]] | None = None,
     ) -> None:
         self._partners = partners
+        # the web layer's session check: a signed cookie outlives sign-out, the session does not
+        self._live_session = live_session
         self._renderer = renderer
         self._settings = settings
         self._secret = secret_key
@@ -118,13 +123,23 @@ class EmbedGrants:
     async def session_grant(self, cookies: dict[str, str], variant: str) -> bool:
         """A signed-in session, or a playground cookie within its daily previews of new
         variants (429 past it)."""
-        if self._cookie_id(cookies, SESSION_COOKIE) is not None:
+        if await self._signed_in(cookies):
             return True
         playground = self._cookie_id(cookies, PLAYGROUND_COOKIE)
         if playground is None:
             return False
         await self._count_preview(playground, variant)
         return True
+
+    async def _signed_in(self, cookies: dict[str, str]) -> bool:
+        """A validly signed, unexpired session cookie whose session is still live."""
+        token = cookies.get(SESSION_COOKIE)
+        payload = unsign_value(self._secret, SESSION_COOKIE, token) if token else None
+        if not payload or float(payload.get("exp", 0)) <= self._clock.time():
+            return False
+        if self._live_session is None:
+            return True
+        return await self._live_session(str(payload.get("sid", "")))
 
     async def _count_preview(self, cookie_id: str, variant: str) -> None:
         now = math.floor(self._clock.time())

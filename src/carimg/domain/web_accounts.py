@@ -220,6 +220,10 @@ class WebAccounts:
         account = await self._account_store.by_id(account_id) if account_id else None
         return account if account is not None and account.status == "active" else None
 
+    async def session_is_live(self, token: str) -> bool:
+        """Whether a session cookie's secret still opens a session (for free embed previews)."""
+        return await self.session_account(token) is not None
+
     async def sign_out(self, token: str) -> None:
         await self._store.end_session(digest(token))
 

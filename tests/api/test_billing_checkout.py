@@ -333,6 +333,19 @@ async def test_a_wrong_operator_token_is_403_and_credits_nothing(
 
 
 @SQLITE_ONLY
+async def test_guessing_the_operator_token_is_rate_limited_per_address(
+    client: httpx.AsyncClient, buyer: Customer
+) -> None:
+    data = await checkout(client, buyer, {"credits": 5000})
+    for _ in range(10):
+        assert (await confirm_on_page(client, data["checkout_id"], "guess")).status_code == 403
+    refused = await confirm_on_page(client, data["checkout_id"], OPERATOR_TOKEN)
+    assert_problem(refused, 429)
+    assert int(refused.headers["retry-after"]) >= 1
+    assert await credits(client, buyer) == 100
+
+
+@SQLITE_ONLY
 @pytest.mark.parametrize("overrides", [{"operator_token": None}], ids=["no-operator-token"])
 async def test_without_an_operator_token_setting_no_one_confirms_on_the_page(
     client: httpx.AsyncClient, buyer: Customer

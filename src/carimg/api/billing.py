@@ -14,6 +14,7 @@ from carimg.api.auth import ServicesDep, authenticated
 from carimg.api.bodies import body_openapi, parse_json, read_body, validate_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
+from carimg.api.per_address import retry_after
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.errors import Forbidden, NotFound, RateLimited
@@ -213,10 +214,9 @@ async def confirm_checkout_page(
     services: ServicesDep,
     operator_token: Annotated[str, Form()] = "",
 ) -> Response:
-    ip = request.client.host if request.client else "unknown"
-    window = int(services.clock.time() // 60)
-    if await services.counters.incr(f"confirm:{ip}:{window}", 1, 120) > CONFIRMS_PER_MINUTE:
-        raise RateLimited("Too many confirmation attempts from this address.", retry_after=60)
+    wait = await retry_after(services, request, "confirm", CONFIRMS_PER_MINUTE)
+    if wait is not None:
+        raise RateLimited("Too many confirmation attempts from this address.", retry_after=wait)
     expected = services.settings.operator_token
     if not expected or not hmac.compare_digest(operator_token.encode(), expected.encode()):
         raise Forbidden("Only an operator confirms payments (operator token required).")

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from fastapi import APIRouter, Request
 from starlette.background import BackgroundTask
 from starlette.responses import Response
@@ -12,6 +10,7 @@ from carimg.api.auth import ServicesDep
 from carimg.api.bodies import parse_json, read_body
 from carimg.api.headers import request_id_of
 from carimg.api.jsonresponse import JSONBody
+from carimg.api.per_address import retry_after
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.errors import DomainError, RateLimited
@@ -104,12 +103,8 @@ async def events_preflight() -> Response:
 )
 async def create_events(request: Request, services: ServicesDep) -> Response:
     """1–20 events per batch, at most 32 KiB, 120 batches a minute per IP."""
-    ip = request.client.host if request.client else "unknown"
-    now = services.clock.time()
-    window = int(now // 60)
-    count = await services.counters.incr(f"events:{ip}:{window}", 1, 120)
-    if count > BATCHES_PER_MINUTE:
-        retry = max(1, math.ceil((window + 1) * 60 - now))
+    retry = await retry_after(services, request, "events", BATCHES_PER_MINUTE)
+    if retry is not None:
         error = RateLimited(
             f"More than {BATCHES_PER_MINUTE} event batches a minute from this address.",
             retry_after=retry,

@@ -8,6 +8,7 @@ from fastapi import APIRouter, Form, Request
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep
+from carimg.api.per_address import client_ip
 from carimg.domain.errors import DomainError
 from carimg.domain.passwords import MIN_LENGTH
 from carimg.domain.pricing import FREE_CREDITS
@@ -31,10 +32,6 @@ def _signed_in(request: Request, session: WebSession, url: str) -> Response:
     response = redirect(url)
     start_session(request, response, session)
     return response
-
-
-def client_ip(request: Request) -> str:
-    return request.client.host if request.client else "unknown"
 
 
 async def _form_error(

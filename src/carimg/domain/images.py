@@ -34,6 +34,7 @@ from carimg.domain.renderbudget import RenderBudget
 from carimg.queue import RenderQueueUnavailable
 from carimg.render import Appearance, RenderPool, RenderPoolRestarted, derive
 from carimg.store.blobs import BlobStoreError
+from carimg.store.inline import InlineSqlite
 from carimg.store.records import Account, Principal
 from carimg.store.render_cache import RenderCache
 from carimg.store.usage import UsageStore
@@ -306,11 +307,14 @@ class ImageService:
         reference = f"debit:image:{uuid.uuid4().hex}"
         now = self._clock.now()
 
+        delivery = (request_id, account.id, spec.vehicle.id, spec.view, spec.color, now)
+
         async def record(conn: AsyncConnection, _balance: int) -> None:
             counted.extend(await self._caps.admit(conn, account, [spec.vehicle.id]))
-            await self._usage.record_delivery(
-                conn, request_id, account.id, spec.vehicle.id, spec.view, spec.color, now
-            )
+            await self._usage.record_delivery(conn, *delivery)
+
+        def record_inline(inline: InlineSqlite, _balance: int) -> None:
+            self._usage.record_delivery_inline(inline, *delivery)
 
         balance = await self._ledger.charge(
             account.id,
@@ -318,6 +322,8 @@ class ImageService:
             reference,
             note=f"{spec.vehicle.id} {spec.view} {request_id}",
             also=record,
+            # a capped plan counts vehicles on the regular path (a count, not a plain insert)
+            also_inline=None if self._caps.plan_of(account) else record_inline,
         )
         return balance, reference
 

@@ -6,10 +6,11 @@ from collections.abc import Mapping
 from datetime import datetime, timedelta
 from typing import Any, cast
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from carimg.store.db import Database
+from carimg.store.inline import Statement
 from carimg.store.ledger import insert_entry
 from carimg.store.records import Account, AccountStatus, ApiKey
 from carimg.store.tables import accounts, api_keys
@@ -39,6 +40,13 @@ def _key(row: Mapping[Any, Any]) -> ApiKey:
         rate_limit_per_minute=row["rate_limit_per_minute"],
     )
 
+
+# Every authenticated request makes this read: compiled once (see carimg.store.inline).
+_KEY_WITH_ACCOUNT = Statement(
+    select(api_keys, *[c.label(f"acct__{c.name}") for c in accounts.c])
+    .join(accounts, accounts.c.id == api_keys.c.account_id)
+    .where(api_keys.c.hash == bindparam("hash"))
+)
 
 KEY_USE_RESOLUTION = timedelta(minutes=1)  # a key's last use is recorded to the minute
 
@@ -151,17 +159,11 @@ class AccountStore:
 
     async def key_with_account(self, key_hash: str) -> tuple[ApiKey, Account] | None:
         """The key with this SHA-256 (active or revoked) and its account, in one query."""
-        query = (
-            select(api_keys, *[c.label(f"acct__{c.name}") for c in accounts.c])
-            .join(accounts, accounts.c.id == api_keys.c.account_id)
-            .where(api_keys.c.hash == key_hash)
-        )
-        row = await self._db.lookup_first(query)
+        row = await self._db.first(_KEY_WITH_ACCOUNT, hash=key_hash)
         if row is None:
             return None
-        mapping = row._mapping
-        account = {c.name: mapping[f"acct__{c.name}"] for c in accounts.c}
-        return _key(mapping), _account(account)
+        account = {c.name: row[f"acct__{c.name}"] for c in accounts.c}
+        return _key(row), _account(account)
 
     async def touch_key(self, key_id: str, now: datetime) -> None:
         """Record that a key was used, at most once a minute per key and process, so the paid

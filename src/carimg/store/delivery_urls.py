@@ -8,10 +8,11 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.db import Database
+from carimg.store.inline import Statement
 from carimg.store.tables import api_keys, delivery_urls
 
 
@@ -74,6 +75,18 @@ def _row(mapping: Mapping[Any, Any]) -> DeliveryUrlRow:
     )
 
 
+# Every load makes this read: compiled once (see carimg.store.inline).
+_BY_TOKEN_HASH = Statement(
+    select(
+        delivery_urls,
+        api_keys.c.revoked_at.label("key_revoked_at"),
+        api_keys.c.origins.label("key_origins"),
+    )
+    .join(api_keys, api_keys.c.id == delivery_urls.c.key_id)
+    .where(delivery_urls.c.token_hash == bindparam("token_hash"))
+)
+
+
 class DeliveryUrlStore:
     def __init__(self, db: Database) -> None:
         self._db = db
@@ -107,17 +120,8 @@ class DeliveryUrlStore:
         )
 
     async def by_token_hash(self, token_hash: str) -> DeliveryUrlRow | None:
-        query = (
-            select(
-                delivery_urls,
-                api_keys.c.revoked_at.label("key_revoked_at"),
-                api_keys.c.origins.label("key_origins"),
-            )
-            .join(api_keys, api_keys.c.id == delivery_urls.c.key_id)
-            .where(delivery_urls.c.token_hash == token_hash)
-        )
-        found = await self._db.lookup_first(query)
-        return _row(found._mapping) if found else None
+        found = await self._db.first(_BY_TOKEN_HASH, token_hash=token_hash)
+        return _row(found) if found else None
 
     async def claim_use(self, url_id: str) -> bool:
         """Count one load of a capped URL; False once its loads reached max_uses."""

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
+import sqlite3
 from collections.abc import Awaitable, Callable, Mapping
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import insert, select, update
+from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg import metrics
 from carimg.store.db import Database
+from carimg.store.inline import InlineSqlite, Statement, WriteLockBusy, sql_datetime
 from carimg.store.records import LedgerEntry, LedgerKind
 from carimg.store.tables import accounts, ledger
 
@@ -60,6 +62,22 @@ async def insert_entry(
     )
 
 
+# The statements of an entry, compiled once for the inline path (see carimg.store.inline).
+_CHANGE_BALANCE = Statement(
+    update(accounts)
+    .where(accounts.c.id == bindparam("account_id"), accounts.c.credits + bindparam("amount") >= 0)
+    .values(credits=accounts.c.credits + bindparam("amount"))
+    .returning(accounts.c.credits)
+)
+_BALANCE = Statement(select(accounts.c.credits).where(accounts.c.id == bindparam("account_id")))
+_INSERT_ENTRY = Statement(
+    insert(ledger),
+    ["account_id", "kind", "amount", "balance_after", "reference", "note", "created_at"],
+)
+
+InlineAlso = Callable[[InlineSqlite, int], None]
+
+
 class LedgerStore:
     """Applies ledger entries atomically; a reference can be applied once only."""
 
@@ -76,6 +94,7 @@ class LedgerStore:
         note: str = "",
         now: datetime,
         also: Callable[[AsyncConnection, int], Awaitable[None]] | None = None,
+        also_inline: InlineAlso | None = None,
     ) -> tuple[bool, int]:
         """Add `amount` (negative for a debit) to the balance and record the entry.
 
@@ -84,7 +103,19 @@ class LedgerStore:
         below zero. The conditional UPDATE takes the row lock, so concurrent debits serialise.
         `also(conn, balance)` writes what the entry pays for in the same transaction (all or
         nothing).
+
+        On SQLite the whole transaction runs inline (no thread, no yield) when nothing else holds
+        the write lock and `also` has an inline twin (`also_inline`); otherwise it queues for the
+        pooled write connection.
         """
+        inline = self._db.inline
+        if inline is not None and (also is None or also_inline is not None):
+            try:
+                return self._apply_inline(
+                    inline, account_id, kind, amount, reference, note, now, also_inline
+                )
+            except WriteLockBusy:
+                pass  # another connection is writing: wait for it on the regular path
         try:
             async with self._db.write.begin() as conn:
                 balance = await conn.scalar(
@@ -105,6 +136,45 @@ class LedgerStore:
             return False, await self.balance(account_id)
         metrics.count_ledger_entry(kind, amount)  # after the commit: only what really moved
         return True, int(balance)
+
+    def _apply_inline(
+        self,
+        inline: InlineSqlite,
+        account_id: str,
+        kind: LedgerKind,
+        amount: int,
+        reference: str,
+        note: str,
+        now: datetime,
+        also_inline: InlineAlso | None,
+    ) -> tuple[bool, int]:
+        try:
+            with inline.transaction():
+                changed = inline.first(_CHANGE_BALANCE, account_id=account_id, amount=amount)
+                if changed is None:
+                    raise InsufficientBalance(self._balance_inline(inline, account_id))
+                balance = int(changed["credits"])
+                inline.execute(
+                    _INSERT_ENTRY,
+                    account_id=account_id,
+                    kind=kind,
+                    amount=amount,
+                    balance_after=balance,
+                    reference=reference,
+                    note=note,
+                    created_at=sql_datetime(now),
+                )
+                if also_inline is not None:
+                    also_inline(inline, balance)
+        except sqlite3.IntegrityError:
+            return False, self._balance_inline(inline, account_id)
+        metrics.count_ledger_entry(kind, amount)
+        return True, balance
+
+    @staticmethod
+    def _balance_inline(inline: InlineSqlite, account_id: str) -> int:
+        row = inline.first(_BALANCE, account_id=account_id)
+        return 0 if row is None else int(row["credits"])
 
     async def balance(self, account_id: str, conn: AsyncConnection | None = None) -> int:
         query = select(accounts.c.credits).where(accounts.c.id == account_id)

@@ -10,6 +10,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.db import Database
+from carimg.store.inline import InlineSqlite, Statement, sql_datetime
 from carimg.store.tables import deliveries, monthly_vehicles
 
 
@@ -19,6 +20,12 @@ class VehicleCapReached(Exception):
     def __init__(self, counted: int) -> None:
         super().__init__(counted)
         self.counted = counted
+
+
+_RECORD_DELIVERY = Statement(
+    sqlite_insert(deliveries).on_conflict_do_nothing(),
+    ["request_id", "account_id", "vehicle_id", "view", "paint", "created_at"],
+)
 
 
 class UsageStore:
@@ -109,6 +116,17 @@ class UsageStore:
         }  # fmt: skip
         dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
         await conn.execute(dialect_insert(deliveries).values(**values).on_conflict_do_nothing())
+
+    @staticmethod
+    def record_delivery_inline(
+        inline: InlineSqlite, request_id: str, account_id: str, vehicle_id: str, view: str,
+        paint: str, now: datetime,
+    ) -> None:  # fmt: skip
+        """`record_delivery` on the inline SQLite connection of the debit paying for it."""
+        inline.execute(
+            _RECORD_DELIVERY, request_id=request_id, account_id=account_id,
+            vehicle_id=vehicle_id, view=view, paint=paint, created_at=sql_datetime(now),
+        )  # fmt: skip
 
     async def forget_delivery(self, request_id: str, account_id: str) -> None:
         """A refunded request delivered nothing: drop its record."""

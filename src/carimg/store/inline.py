@@ -1,0 +1,119 @@
+"""The statements every paid request makes, as plain sqlite3 calls on the event loop's thread.
+
+Through SQLAlchemy's async engine each statement costs tens of microseconds of compiling,
+pooling, thread hops and result processing; the statements themselves take a few. So the hot
+ones (a key by its hash, a delivery URL by its token's hash, the image debit) are written once as
+Core statements, compiled once here to SQLite's SQL, and run with the stdlib driver:
+
+- reads never wait: in WAL a reader sees every commit made before its statement starts;
+- a write transaction never waits either (busy timeout 0): when another connection holds the
+  write lock, `WriteLockBusy` is raised before anything is written, and the caller takes the
+  regular (queued) path instead of stalling the event loop.
+
+Nothing here yields to the event loop, so one connection serves every request of a process.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from datetime import UTC, datetime
+from typing import Any, cast
+
+from sqlalchemy import ClauseElement, Executable
+from sqlalchemy.dialects import sqlite
+from sqlalchemy.engine import make_url
+from sqlalchemy.sql.expression import ColumnElement
+
+from carimg.store.tables import UtcDateTime
+
+_DIALECT = sqlite.dialect(paramstyle="named")
+_SQL_DATETIME = "%Y-%m-%d %H:%M:%S.%f"  # what SQLAlchemy's SQLite DateTime stores
+
+
+class WriteLockBusy(Exception):
+    """Another connection holds SQLite's write lock; nothing was written."""
+
+
+def sql_datetime(value: datetime) -> str:
+    """A datetime as SQLAlchemy stores it on SQLite (naive UTC, always with microseconds)."""
+    if value.tzinfo is not None:
+        value = value.astimezone(UTC)
+    return value.strftime(_SQL_DATETIME)
+
+
+def _utc(value: str | None) -> datetime | None:
+    return None if value is None else datetime.fromisoformat(value).replace(tzinfo=UTC)
+
+
+class Statement:
+    """A Core statement compiled once for SQLite, with named parameters (an INSERT's are its
+    `columns`); rows come back as dicts keyed by column name, UtcDateTime columns as aware
+    datetimes, and datetime parameters go in as `sql_datetime` strings."""
+
+    def __init__(self, statement: ClauseElement, columns: Sequence[str] | None = None) -> None:
+        self.core = cast(Executable, statement)
+        compiled = statement.compile(dialect=_DIALECT, column_keys=columns)
+        self.sql = str(compiled)
+        self.literals = {name: v for name, v in compiled.params.items() if v is not None}
+        selected: list[ColumnElement[Any]] = list(getattr(statement, "exported_columns", ()))
+        self.names = tuple(str(column.key) for column in selected)
+        self._times = tuple(
+            str(column.key) for column in selected if isinstance(column.type, UtcDateTime)
+        )
+
+    def row(self, values: tuple[Any, ...]) -> dict[str, Any]:
+        row = dict(zip(self.names, values, strict=True))
+        for name in self._times:
+            row[name] = _utc(row[name])
+        return row
+
+
+class InlineSqlite:
+    """One stdlib connection to the SQLite database, used only from the event loop's thread."""
+
+    def __init__(self, path: str) -> None:
+        self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
+        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
+            self._conn.execute(f"PRAGMA {pragma}")
+
+    @classmethod
+    def for_url(cls, url: str) -> InlineSqlite | None:
+        """For a SQLite file URL; None for in-memory databases (nothing to share)."""
+        database = make_url(url).database
+        if not database or database == ":memory:":
+            return None
+        return cls(database)
+
+    def first(self, statement: Statement, **params: Any) -> dict[str, Any] | None:
+        values = self._conn.execute(statement.sql, statement.literals | params).fetchone()
+        return None if values is None else statement.row(values)
+
+    def execute(self, statement: Statement, **params: Any) -> int:
+        """Run a write statement; returns the number of rows it changed."""
+        return self._conn.execute(statement.sql, statement.literals | params).rowcount
+
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception; WriteLockBusy when another
+        connection writes (nothing done)."""
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as error:
+            if "locked" in str(error) or "busy" in str(error):
+                raise WriteLockBusy(str(error)) from error
+            raise
+        try:
+            yield
+        except BaseException:
+            self._conn.execute("ROLLBACK")
+            raise
+        try:
+            self._conn.execute("COMMIT")
+        except sqlite3.OperationalError:
+            self._conn.execute("ROLLBACK")
+            raise
+
+    def close(self) -> None:
+        self._conn.close()

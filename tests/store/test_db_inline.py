@@ -1,0 +1,103 @@
+"""The inline SQLite path: the point reads and the debit every paid request makes."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+from sqlalchemy import bindparam, select, update
+
+from carimg.domain.clock import FixedClock
+from carimg.store.db import Database
+from carimg.store.inline import Statement, WriteLockBusy
+from carimg.store.ledger import LedgerStore
+from carimg.store.tables import accounts
+from tests.store.conftest import NewAccount
+
+STATUS = Statement(select(accounts.c.status).where(accounts.c.id == bindparam("id")))
+CREATED = Statement(select(accounts.c.created_at).where(accounts.c.id == bindparam("id")))
+
+
+def _sqlite_only(database_url: str) -> None:
+    if not database_url.startswith("sqlite"):
+        pytest.skip("the inline path is SQLite's; PostgreSQL reads through its pool")
+
+
+async def test_point_read_sees_a_commit_from_another_connection_at_once(
+    db: Database, new_account: NewAccount
+) -> None:
+    account_id = await new_account(100)
+    assert await db.first(STATUS, id=account_id) == {"status": "active"}
+    async with db.write.begin() as conn:
+        await conn.execute(
+            update(accounts).where(accounts.c.id == account_id).values(status="suspended")
+        )
+    assert await db.first(STATUS, id=account_id) == {"status": "suspended"}
+
+
+async def test_point_read_of_a_missing_row_is_none(db: Database) -> None:
+    assert await db.first(STATUS, id="acc_missing") is None
+
+
+async def test_point_reads_give_aware_utc_datetimes_as_the_engine_does(
+    db: Database, new_account: NewAccount
+) -> None:
+    account_id = await new_account(100)
+    async with db.read.connect() as conn:
+        expected = await conn.scalar(
+            select(accounts.c.created_at).where(accounts.c.id == account_id)
+        )
+    row = await db.first(CREATED, id=account_id)
+    assert row == {"created_at": expected}
+    assert expected is not None and expected.utcoffset() is not None
+
+
+async def test_sqlite_point_reads_run_on_the_loop_without_a_thread(
+    db: Database, database_url: str, new_account: NewAccount
+) -> None:
+    if not database_url.startswith("sqlite"):
+        assert db.inline is None  # PostgreSQL: the pooled read engine
+        return
+    account_id = await new_account(1)
+    threads = threading.active_count()
+    rows = await asyncio.gather(*(db.first(STATUS, id=account_id) for _ in range(50)))
+    assert rows == [{"status": "active"}] * 50
+    assert threading.active_count() == threads
+
+
+async def test_inline_write_never_waits_for_another_connections_write_lock(
+    db: Database, database_url: str, new_account: NewAccount
+) -> None:
+    _sqlite_only(database_url)
+    assert db.inline is not None
+    account_id = await new_account(100)
+    async with db.write.begin() as conn:
+        await conn.execute(update(accounts).where(accounts.c.id == account_id).values(credits=7))
+        with pytest.raises(WriteLockBusy), db.inline.transaction():
+            pytest.fail("the transaction must not start")  # pragma: no cover
+
+
+async def test_a_debit_queues_on_the_regular_path_while_another_connection_writes(
+    db: Database, database_url: str, new_account: NewAccount, clock: FixedClock
+) -> None:
+    _sqlite_only(database_url)
+    account_id = await new_account(100)
+    holding = asyncio.Event()
+
+    async def hold_the_write_lock() -> None:
+        async with db.write.begin() as conn:
+            await conn.execute(
+                update(accounts).where(accounts.c.id == account_id).values(plan="pro")
+            )
+            holding.set()
+            await asyncio.sleep(0.2)
+
+    holder = asyncio.create_task(hold_the_write_lock())
+    await holding.wait()
+    applied, balance = await LedgerStore(db).apply(
+        account_id, "debit", -1, "debit:test:queued", now=clock.now()
+    )
+    await holder
+    assert (applied, balance) == (True, 99)
+    assert await db.first(STATUS, id=account_id) == {"status": "active"}

@@ -10,6 +10,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from starlette.routing import Route
+from starlette.types import ASGIApp
 
 from carimg import __version__, web
 from carimg.api import (
@@ -31,6 +32,7 @@ from carimg.api import (
 )
 from carimg.api.formlimit import FormBodyLimit
 from carimg.api.headers import RequestIdMiddleware
+from carimg.api.hotpaths import HotPaths
 from carimg.api.metrics import ObserveRequests
 from carimg.api.problems import Problem, install_problem_handlers
 from carimg.catalog import Catalog, load_catalog
@@ -51,6 +53,13 @@ Every failure is an RFC 9457 problem document (`application/problem+json`) with 
 
 def _operation_id(route: APIRoute) -> str:
     return route.name
+
+
+class CarimgApp(FastAPI):
+    """FastAPI with the hot routes served in front of its middleware stack (api/hotpaths)."""
+
+    def build_middleware_stack(self) -> ASGIApp:
+        return HotPaths(self, super().build_middleware_stack())
 
 
 def create_app(
@@ -80,7 +89,7 @@ def create_app(
         finally:
             await services.close()
 
-    app = FastAPI(
+    app = CarimgApp(
         lifespan=lifespan,
         title="carimg",
         version=API_VERSION,

@@ -9,6 +9,7 @@ from carimg.api.auth import ServicesDep
 from carimg.api.images import IMAGE_MEDIA_TYPES
 from carimg.api.problems import problem_responses
 from carimg.domain.deliveryurls import Loaded
+from carimg.services import Services
 
 router = APIRouter(tags=["delivery"])
 _MEDIA = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}
@@ -26,7 +27,8 @@ def cache_control(loaded: Loaded, variant: str) -> str:
     return f"public, max-age={min(300, left)}, s-maxage={min(3600, left)}, must-revalidate"
 
 
-async def _serve(request: Request, services: ServicesDep, token: str, head: bool) -> Response:
+async def serve_delivery(request: Request, services: Services, token: str, head: bool) -> Response:
+    """One load (GET) or validation (HEAD); also served outside FastAPI, see api/hotpaths."""
     loaded = await services.delivery_urls.load(
         token,
         referer=request.headers.get("referer"),
@@ -63,7 +65,7 @@ async def _serve(request: Request, services: ServicesDep, token: str, head: bool
 )
 async def get_delivery(request: Request, services: ServicesDep, token: str) -> Response:
     """First load renders and caches; capped URLs count loads and answer 410 when used up."""
-    return await _serve(request, services, token, head=False)
+    return await serve_delivery(request, services, token, head=False)
 
 
 @router.head(
@@ -74,4 +76,4 @@ async def get_delivery(request: Request, services: ServicesDep, token: str) -> R
     responses=problem_responses(403, 410, 503),
 )
 async def head_delivery(request: Request, services: ServicesDep, token: str) -> Response:
-    return await _serve(request, services, token, head=True)
+    return await serve_delivery(request, services, token, head=True)

@@ -18,12 +18,20 @@ from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import NotModified
 from carimg.domain.keys import IMAGES_READ
 from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
+from carimg.services import Services
 from carimg.store.records import Principal
 
 router = APIRouter(tags=["images"])
 
 # (canonical, alias): the spec's other spellings of a parameter; sending both is 400.
 ALIASES = (("make", "brand"), ("view", "angle"), ("color", "paint"), ("background", "bg"))
+# The integer parameters' bounds (FastAPI validates them; api/hotpaths reads them too).
+INTEGER_BOUNDS = {
+    "year": (MIN_YEAR, MAX_QUERY_YEAR),
+    "w": (1, 1024),
+    "h": (1, 1024),
+    "padding": (0, 50),
+}
 CACHE_CONTROL = {"A": "private, max-age=86400", "B": "private, no-store"}
 IMAGE_MEDIA_TYPES = {
     "image/png": {"description": "PNG with a transparent background"},
@@ -105,7 +113,9 @@ async def get_car_image(
             json_schema_extra=imageschemas.NAME, description="Model name, slug or unique prefix."
         ),
     ] = None,
-    year: Annotated[int | None, Query(ge=MIN_YEAR, le=MAX_QUERY_YEAR)] = None,
+    year: Annotated[
+        int | None, Query(ge=INTEGER_BOUNDS["year"][0], le=INTEGER_BOUNDS["year"][1])
+    ] = None,
     vehicle: Annotated[str | None, Query(description="A catalog vehicle id (veh_…).")] = None,
     view: Annotated[
         str | None,
@@ -134,8 +144,18 @@ async def get_car_image(
             description="Another spelling of color; not with color (400).",
         ),
     ] = None,
-    w: Annotated[int | None, Query(ge=1, le=1024, description="Width, px (fit inside).")] = None,
-    h: Annotated[int | None, Query(ge=1, le=1024, description="Height, px.")] = None,
+    w: Annotated[
+        int | None,
+        Query(
+            ge=INTEGER_BOUNDS["w"][0],
+            le=INTEGER_BOUNDS["w"][1],
+            description="Width, px (fit inside).",
+        ),
+    ] = None,
+    h: Annotated[
+        int | None,
+        Query(ge=INTEGER_BOUNDS["h"][0], le=INTEGER_BOUNDS["h"][1], description="Height, px."),
+    ] = None,
     size: Annotated[
         str | None,
         Query(json_schema_extra=imageschemas.SIZE, description="thumb, small, medium or large."),
@@ -164,7 +184,14 @@ async def get_car_image(
         str | None,
         Query(json_schema_extra=imageschemas.FLAG, description="Trim to the vehicle's bounds."),
     ] = None,
-    padding: Annotated[int | None, Query(ge=0, le=50, description="Padding % with trim.")] = None,
+    padding: Annotated[
+        int | None,
+        Query(
+            ge=INTEGER_BOUNDS["padding"][0],
+            le=INTEGER_BOUNDS["padding"][1],
+            description="Padding % with trim.",
+        ),
+    ] = None,
     format: Annotated[
         str | None,
         Query(json_schema_extra=imageschemas.FORMAT, description="png, webp, jpg (jpeg) or auto."),
@@ -181,6 +208,18 @@ async def get_car_image(
         "size": size, "fit": fit, "background": background, "bg": bg, "trim": trim,
         "padding": padding, "format": format,
     }  # fmt: skip
+    return await image_response(request, services, principal, query, response)
+
+
+async def image_response(
+    request: Request,
+    services: Services,
+    principal: Principal,
+    query: dict[str, Any],
+    response: str | None,
+) -> Response:
+    """The endpoint after its parameters are read and its caller authenticated (also served
+    outside FastAPI, see api/hotpaths)."""
     if response not in (None, "image", "url"):
         raise InvalidParameter("response", "'response' is image or url.", allowed=["image", "url"])
     spec = parse_image_request(

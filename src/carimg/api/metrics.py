@@ -58,13 +58,42 @@ def route_of(scope: Scope) -> str:
     return path if isinstance(path, str) and path else _UNMATCHED
 
 
+class RequestObserver:
+    """Per request: one counter and one histogram update (label children cached) and one
+    access-log record with the request id, route, status and duration."""
+
+    def __init__(self) -> None:
+        self._children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
+
+    def observe(
+        self, scope: Scope, request_id: str, route: str, status: int, seconds: float
+    ) -> None:
+        method = scope["method"] if scope["method"] in _METHODS else "OTHER"
+        counter, histogram = self._child(method, route, status)
+        counter.inc()
+        histogram.observe(seconds)
+        if access_log.isEnabledFor(logging.INFO):
+            _log_access(scope, request_id, method, route, status, seconds)
+
+    def _child(self, method: str, route: str, status: int) -> tuple[Counter, Histogram]:
+        key = (method, route, status)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = (
+                metrics.HTTP_REQUESTS.labels(method, route, str(status)),
+                metrics.HTTP_SECONDS.labels(method, route),
+            )
+        return child
+
+
+observer = RequestObserver()
+
+
 class ObserveRequests:
-    """Pure ASGI middleware: per request, one counter and one histogram update (label children
-    cached) and one access-log record with the request id, route, status and duration."""
+    """Pure ASGI middleware: times, counts and logs every request (see `RequestObserver`)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self._children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -84,23 +113,7 @@ class ObserveRequests:
             await self.app(scope, receive, watch)
         finally:
             seconds = time.perf_counter() - started
-            method = scope["method"] if scope["method"] in _METHODS else "OTHER"
-            route = route_of(scope)
-            counter, histogram = self._child(method, route, status)
-            counter.inc()
-            histogram.observe(seconds)
-            if access_log.isEnabledFor(logging.INFO):
-                _log_access(scope, request_id, method, route, status, seconds)
-
-    def _child(self, method: str, route: str, status: int) -> tuple[Counter, Histogram]:
-        key = (method, route, status)
-        child = self._children.get(key)
-        if child is None:
-            child = self._children[key] = (
-                metrics.HTTP_REQUESTS.labels(method, route, str(status)),
-                metrics.HTTP_SECONDS.labels(method, route),
-            )
-        return child
+            observer.observe(scope, request_id, route_of(scope), status, seconds)
 
 
 def _log_access(

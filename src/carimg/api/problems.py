@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from http import HTTPStatus
 from typing import Any
 
@@ -170,13 +170,29 @@ async def _counters_unavailable(request: Request, exc: Exception) -> Response:
     )
 
 
+_HANDLERS: tuple[tuple[type[Exception], Callable[[Request, Exception], Awaitable[Response]]], ...]
+_HANDLERS = (
+    (DomainError, _domain_error),
+    (StarletteHTTPException, _http_error),
+    (RequestValidationError, _validation_error),
+    (CountersUnavailable, _counters_unavailable),  # Redis is down
+)
+
+
 def install_problem_handlers(app: FastAPI) -> None:
     """Route every error, framework ones included, through problem documents."""
-    app.add_exception_handler(DomainError, _domain_error)
-    app.add_exception_handler(StarletteHTTPException, _http_error)
-    app.add_exception_handler(RequestValidationError, _validation_error)
-    app.add_exception_handler(CountersUnavailable, _counters_unavailable)  # Redis is down
+    for error_type, handler in _HANDLERS:
+        app.add_exception_handler(error_type, handler)
     app.add_exception_handler(Exception, _unexpected_error)
+
+
+async def problem_for(request: Request, error: Exception) -> Response:
+    """The problem document the installed handlers give `error` (for routes served outside
+    the framework, see `carimg.api.hotpaths`)."""
+    for error_type, handler in _HANDLERS:
+        if isinstance(error, error_type):
+            return await handler(request, error)
+    return await _unexpected_error(request, error)
 
 
 def problem_responses(*statuses: int) -> dict[int | str, dict[str, Any]]:

@@ -1,0 +1,127 @@
+"""The two routes every page view and paid call hits, served in front of the framework.
+
+`GET /api/v1/images/car` and `GET`/`HEAD /api/v1/delivery/{token}` are most of a deployment's
+traffic. Through FastAPI each request pays for routing over every route, dependency solving,
+parameter validation and four middlewares before the endpoint starts, several times what the
+endpoint itself costs. Here they are matched first and run the same endpoint functions
+(`serve_delivery`, `image_response`), the same authentication and the same problem documents,
+with the request id and metrics the middlewares would add.
+
+An image request takes this path only when its query is plain: known names, each once, whole
+numbers within bounds, no `response` and no JSON `Accept`. Anything else — an unknown or
+tracking parameter, a bad number, a URL response — goes to the framework untouched, before
+anything was counted or charged, so every error keeps its one implementation.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import parse_qsl
+
+from fastapi import FastAPI
+from fastapi.routing import APIRoute
+from starlette.requests import Request
+from starlette.types import ASGIApp, Receive, Scope, Send
+
+from carimg.api.auth import principal_for
+from carimg.api.delivery import serve_delivery
+from carimg.api.headers import REQUEST_ID_HEADER, request_id_of
+from carimg.api.images import INTEGER_BOUNDS, image_response, wants_json
+from carimg.api.images import router as image_router
+from carimg.api.metrics import observer
+from carimg.api.problems import problem_for
+from carimg.api.query import allowed_parameters
+from carimg.domain.accounts import require_scope
+from carimg.domain.deliveryurls import DELIVERY_PATH
+from carimg.domain.keys import IMAGES_READ
+from carimg.services import Services
+
+IMAGE_PATH = "/api/v1/images/car"
+DELIVERY_ROUTE = DELIVERY_PATH + "{token}"
+
+
+def _image_route_parameters() -> frozenset[str]:
+    """The query names the framework's image route declares."""
+    for route in image_router.routes:
+        if isinstance(route, APIRoute) and route.path == IMAGE_PATH:
+            return frozenset(allowed_parameters(route))
+    raise LookupError(f"no {IMAGE_PATH} route")
+
+
+def plain_image_query(query_string: bytes, allowed: frozenset[str]) -> dict[str, Any] | None:
+    """The image query when this path may serve it (see the module's docstring), else None."""
+    query: dict[str, Any] = {}
+    for name, value in parse_qsl(query_string.decode("latin-1"), keep_blank_values=True):
+        if name not in allowed or name in query or name == "response" or not value:
+            return None
+        bounds = INTEGER_BOUNDS.get(name)
+        if bounds is None:
+            query[name] = value
+            continue
+        if not (value.isascii() and value.isdigit()):
+            return None
+        number = int(value)
+        if not bounds[0] <= number <= bounds[1]:
+            return None
+        query[name] = number
+    return query
+
+
+class HotPaths:
+    """Outermost ASGI app: the hot routes here, everything else to `app` (the framework)."""
+
+    def __init__(self, fastapi: FastAPI, app: ASGIApp) -> None:
+        self.fastapi = fastapi
+        self.app = app
+        self._image_parameters = _image_route_parameters()
+        self._unset = dict.fromkeys(self._image_parameters - {"response"})
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            path: str = scope["path"]
+            method: str = scope["method"]
+            if method in ("GET", "HEAD") and path.startswith(DELIVERY_PATH):
+                token = path[len(DELIVERY_PATH) :]
+                if token and "/" not in token:
+                    await self._serve(scope, receive, send, DELIVERY_ROUTE, token)
+                    return
+            elif method == "GET" and path == IMAGE_PATH:
+                query = plain_image_query(scope["query_string"], self._image_parameters)
+                if query is not None and not _accepts_json(scope):
+                    await self._serve(scope, receive, send, IMAGE_PATH, query)
+                    return
+        await self.app(scope, receive, send)
+
+    async def _serve(
+        self, scope: Scope, receive: Receive, send: Send, route: str, what: str | dict[str, Any]
+    ) -> None:
+        """Serve a delivery token or an image query, with the middlewares' request id and
+        metrics and the exception handlers' problem documents."""
+        started = time.perf_counter()
+        scope["app"] = self.fastapi
+        request = Request(scope, receive)
+        request_id = request_id_of(request)
+        services: Services = self.fastapi.state.services
+        try:
+            if isinstance(what, str):
+                head = scope["method"] == "HEAD"
+                response = await serve_delivery(request, services, what, head=head)
+            else:
+                principal = await principal_for(services, request)
+                require_scope(principal, IMAGES_READ)
+                query = self._unset | what
+                response = await image_response(request, services, principal, query, None)
+        except Exception as error:
+            response = await problem_for(request, error)
+        response.headers[REQUEST_ID_HEADER] = request_id
+        try:
+            await response(scope, receive, send)
+        finally:
+            seconds = time.perf_counter() - started
+            observer.observe(scope, request_id, route, response.status_code, seconds)
+
+
+def _accepts_json(scope: Scope) -> bool:
+    """A JSON `Accept` asks for a signed URL (a mint): the framework's path serves it."""
+    return wants_json(Request(scope), None)

@@ -48,6 +48,12 @@ _KEY_WITH_ACCOUNT = Statement(
     .where(api_keys.c.hash == bindparam("hash"))
 )
 
+_TOUCH_KEY = Statement(
+    update(api_keys)
+    .where(api_keys.c.id == bindparam("key_id"))
+    .values(last_used_at=bindparam("used_at"))
+)
+
 KEY_USE_RESOLUTION = timedelta(minutes=1)  # a key's last use is recorded to the minute
 
 
@@ -174,10 +180,7 @@ class AccountStore:
         if len(self._touched) >= 100_000:
             self._touched.clear()
         self._touched[key_id] = now
-        async with self._db.write.begin() as conn:
-            await conn.execute(
-                update(api_keys).where(api_keys.c.id == key_id).values(last_used_at=now)
-            )
+        await self._db.change(_TOUCH_KEY, key_id=key_id, used_at=now)
 
     async def key(self, key_id: str) -> ApiKey | None:
         async with self._db.read.connect() as conn:

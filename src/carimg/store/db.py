@@ -12,7 +12,7 @@ from sqlalchemy import event, text
 from sqlalchemy.engine import Connection
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 
-from carimg.store.inline import InlineSqlite, Statement
+from carimg.store.inline import InlineSqlite, Statement, WriteLockBusy
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 
@@ -84,11 +84,28 @@ class Database:
             row = (await conn.execute(statement.core, statement.literals | params)).first()
         return None if row is None else dict(row._mapping)
 
+    async def change(self, statement: Statement, **params: Any) -> int:
+        """One write statement in a transaction of its own; the number of rows it changed."""
+        inline = self.inline
+        if inline is not None:
+            try:
+                return await inline.writing(lambda: _change_inline(inline, statement, params))
+            except WriteLockBusy:
+                pass  # held for long (another process?): queue on the pooled connection
+        async with self.write.begin() as conn:
+            result = await conn.execute(statement.core, statement.literals | params)
+        return int(result.rowcount)
+
     async def dispose(self) -> None:
         if self.inline is not None:
             self.inline.close()
         for engine in {id(e): e for e in (self.write, self.read)}.values():
             await engine.dispose()
+
+
+def _change_inline(inline: InlineSqlite, statement: Statement, params: dict[str, Any]) -> int:
+    with inline.transaction():
+        return inline.execute(statement, **params)
 
 
 def _alembic_config(connection: Connection) -> Config:

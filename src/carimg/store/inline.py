@@ -6,20 +6,21 @@ ones (a key by its hash, a delivery URL by its token's hash, the image debit) ar
 Core statements, compiled once here to SQLite's SQL, and run with the stdlib driver:
 
 - reads never wait: in WAL a reader sees every commit made before its statement starts;
-- a write transaction never waits either (busy timeout 0): when another connection holds the
-  write lock, `WriteLockBusy` is raised before anything is written, and the caller takes the
-  regular (queued) path instead of stalling the event loop.
+- a write transaction never waits inside SQLite (busy timeout 0), which would stall the event
+  loop: when another connection holds the write lock, `WriteLockBusy` is raised before anything
+  is written, and `writing` retries from the loop until the lock is free.
 
 Nothing here yields to the event loop, so one connection serves every request of a process.
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import ClauseElement, Executable
 from sqlalchemy.dialects import sqlite
@@ -28,6 +29,7 @@ from sqlalchemy.sql.expression import ColumnElement
 
 from carimg.store.tables import UtcDateTime
 
+T = TypeVar("T")
 _DIALECT = sqlite.dialect(paramstyle="named")
 _SQL_DATETIME = "%Y-%m-%d %H:%M:%S.%f"  # what SQLAlchemy's SQLite DateTime stores
 
@@ -50,7 +52,7 @@ def _utc(value: str | None) -> datetime | None:
 class Statement:
     """A Core statement compiled once for SQLite, with named parameters (an INSERT's are its
     `columns`); rows come back as dicts keyed by column name, UtcDateTime columns as aware
-    datetimes, and datetime parameters go in as `sql_datetime` strings."""
+    datetimes, and datetime parameters go in as SQLAlchemy would store them."""
 
     def __init__(self, statement: ClauseElement, columns: Sequence[str] | None = None) -> None:
         self.core = cast(Executable, statement)
@@ -70,6 +72,14 @@ class Statement:
         return row
 
 
+def _bound(statement: Statement, params: dict[str, Any]) -> dict[str, Any]:
+    bound = statement.literals | params
+    for name, value in params.items():
+        if isinstance(value, datetime):
+            bound[name] = sql_datetime(value)
+    return bound
+
+
 class InlineSqlite:
     """One stdlib connection to the SQLite database, used only from the event loop's thread."""
 
@@ -87,12 +97,12 @@ class InlineSqlite:
         return cls(database)
 
     def first(self, statement: Statement, **params: Any) -> dict[str, Any] | None:
-        values = self._conn.execute(statement.sql, statement.literals | params).fetchone()
+        values = self._conn.execute(statement.sql, _bound(statement, params)).fetchone()
         return None if values is None else statement.row(values)
 
     def execute(self, statement: Statement, **params: Any) -> int:
         """Run a write statement; returns the number of rows it changed."""
-        return self._conn.execute(statement.sql, statement.literals | params).rowcount
+        return self._conn.execute(statement.sql, _bound(statement, params)).rowcount
 
     @contextmanager
     def transaction(self) -> Iterator[None]:
@@ -114,6 +124,23 @@ class InlineSqlite:
         except sqlite3.OperationalError:
             self._conn.execute("ROLLBACK")
             raise
+
+    async def writing(self, work: Callable[[], T], patience: float = 5.0) -> T:
+        """`work()` (which opens `transaction()`) once the write lock is free. The holder is
+        another connection whose transaction spans event-loop turns (or another process), so
+        this waits by polling from the loop, never inside SQLite's busy handler; WriteLockBusy
+        when it is still held after `patience` seconds."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + patience
+        pause = 0.0001
+        while True:
+            try:
+                return work()
+            except WriteLockBusy:
+                if loop.time() >= deadline:
+                    raise
+            await asyncio.sleep(pause)
+            pause = min(pause * 2, 0.002)
 
     def close(self) -> None:
         self._conn.close()

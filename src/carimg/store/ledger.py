@@ -13,7 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg import metrics
 from carimg.store.db import Database
-from carimg.store.inline import InlineSqlite, Statement, WriteLockBusy, sql_datetime
+from carimg.store.inline import InlineSqlite, Statement, WriteLockBusy
 from carimg.store.records import LedgerEntry, LedgerKind
 from carimg.store.tables import accounts, ledger
 
@@ -104,18 +104,20 @@ class LedgerStore:
         `also(conn, balance)` writes what the entry pays for in the same transaction (all or
         nothing).
 
-        On SQLite the whole transaction runs inline (no thread, no yield) when nothing else holds
-        the write lock and `also` has an inline twin (`also_inline`); otherwise it queues for the
-        pooled write connection.
+        On SQLite, when `also` has an inline twin (`also_inline`) or there is none, the whole
+        transaction runs inline (no thread, no yield) as soon as the write lock is free;
+        otherwise it queues for the pooled write connection.
         """
         inline = self._db.inline
         if inline is not None and (also is None or also_inline is not None):
             try:
-                return self._apply_inline(
-                    inline, account_id, kind, amount, reference, note, now, also_inline
+                return await inline.writing(
+                    lambda: self._apply_inline(
+                        inline, account_id, kind, amount, reference, note, now, also_inline
+                    )
                 )
             except WriteLockBusy:
-                pass  # another connection is writing: wait for it on the regular path
+                pass  # held for long (another process?): queue on the regular path
         try:
             async with self._db.write.begin() as conn:
                 balance = await conn.scalar(
@@ -162,7 +164,7 @@ class LedgerStore:
                     balance_after=balance,
                     reference=reference,
                     note=note,
-                    created_at=sql_datetime(now),
+                    created_at=now,
                 )
                 if also_inline is not None:
                     also_inline(inline, balance)

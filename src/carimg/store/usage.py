@@ -10,7 +10,7 @@ from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.db import Database
-from carimg.store.inline import InlineSqlite, Statement, sql_datetime
+from carimg.store.inline import InlineSqlite, Statement
 from carimg.store.tables import deliveries, monthly_vehicles
 
 
@@ -125,7 +125,7 @@ class UsageStore:
         """`record_delivery` on the inline SQLite connection of the debit paying for it."""
         inline.execute(
             _RECORD_DELIVERY, request_id=request_id, account_id=account_id,
-            vehicle_id=vehicle_id, view=view, paint=paint, created_at=sql_datetime(now),
+            vehicle_id=vehicle_id, view=view, paint=paint, created_at=now,
         )  # fmt: skip
 
     async def forget_delivery(self, request_id: str, account_id: str) -> None:

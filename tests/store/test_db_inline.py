@@ -16,6 +16,10 @@ from carimg.store.tables import accounts
 from tests.store.conftest import NewAccount
 
 STATUS = Statement(select(accounts.c.status).where(accounts.c.id == bindparam("id")))
+PLAN = Statement(select(accounts.c.plan).where(accounts.c.id == bindparam("id")))
+SET_PLAN = Statement(
+    update(accounts).where(accounts.c.id == bindparam("id")).values(plan=bindparam("plan_name"))
+)
 CREATED = Statement(select(accounts.c.created_at).where(accounts.c.id == bindparam("id")))
 
 
@@ -66,16 +70,81 @@ async def test_sqlite_point_reads_run_on_the_loop_without_a_thread(
     assert threading.active_count() == threads
 
 
-async def test_inline_write_never_waits_for_another_connections_write_lock(
+async def test_inline_write_gives_up_unwritten_when_another_connection_keeps_the_lock(
     db: Database, database_url: str, new_account: NewAccount
 ) -> None:
     _sqlite_only(database_url)
     assert db.inline is not None
     account_id = await new_account(100)
+    ran: list[bool] = []
     async with db.write.begin() as conn:
         await conn.execute(update(accounts).where(accounts.c.id == account_id).values(credits=7))
-        with pytest.raises(WriteLockBusy), db.inline.transaction():
-            pytest.fail("the transaction must not start")  # pragma: no cover
+        with pytest.raises(WriteLockBusy):
+            await db.inline.write(lambda: ran.append(True), patience=0.05)
+    assert ran == []
+
+
+async def test_writes_of_one_loop_turn_share_one_commit(
+    db: Database, database_url: str, new_account: NewAccount, clock: FixedClock
+) -> None:
+    _sqlite_only(database_url)
+    assert db.inline is not None
+    account_id = await new_account(100)
+    statements: list[str] = []
+    db.inline._conn.set_trace_callback(statements.append)
+    store = LedgerStore(db)
+    results = await asyncio.gather(
+        *(
+            store.apply(account_id, "debit", -1, f"debit:test:{n}", now=clock.now())
+            for n in range(20)
+        )
+    )
+    assert sorted(balance for _, balance in results) == list(range(80, 100))
+    assert statements.count("COMMIT") == 1
+    assert statements.count("SAVEPOINT work") == 20
+
+
+async def test_a_failing_write_is_undone_alone(
+    db: Database, database_url: str, new_account: NewAccount
+) -> None:
+    _sqlite_only(database_url)
+    inline = db.inline
+    assert inline is not None
+    ids = [await new_account(100) for _ in range(3)]
+
+    def set_plan(account_id: str, fail: bool = False) -> int:
+        changed = inline.execute(SET_PLAN, id=account_id, plan_name="pro")
+        if fail:
+            raise LookupError("this request's write fails")
+        return changed
+
+    outcomes = await asyncio.gather(
+        inline.write(lambda: set_plan(ids[0])),
+        inline.write(lambda: set_plan(ids[1], fail=True)),
+        inline.write(lambda: set_plan(ids[2])),
+        return_exceptions=True,
+    )
+    assert outcomes[0] == 1 and outcomes[2] == 1
+    assert isinstance(outcomes[1], LookupError)
+    plans = [await db.first(PLAN, id=account_id) for account_id in ids]
+    assert plans == [{"plan": "pro"}, {"plan": "free"}, {"plan": "pro"}]
+
+
+async def test_a_write_whose_request_is_gone_writes_nothing(
+    db: Database, database_url: str, new_account: NewAccount
+) -> None:
+    _sqlite_only(database_url)
+    inline = db.inline
+    assert inline is not None
+    account_id = await new_account(100)
+    ran: list[bool] = []
+    task = asyncio.create_task(inline.write(lambda: ran.append(True)))
+    await asyncio.sleep(0)  # the write is queued for this turn's batch
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    assert ran == []
 
 
 async def test_a_debit_queues_on_the_regular_path_while_another_connection_writes(

@@ -89,7 +89,7 @@ class Database:
         inline = self.inline
         if inline is not None:
             try:
-                return await inline.writing(lambda: _change_inline(inline, statement, params))
+                return await inline.write(lambda: inline.execute(statement, **params))
             except WriteLockBusy:
                 pass  # held for long (another process?): queue on the pooled connection
         async with self.write.begin() as conn:
@@ -101,11 +101,6 @@ class Database:
             self.inline.close()
         for engine in {id(e): e for e in (self.write, self.read)}.values():
             await engine.dispose()
-
-
-def _change_inline(inline: InlineSqlite, statement: Statement, params: dict[str, Any]) -> int:
-    with inline.transaction():
-        return inline.execute(statement, **params)
 
 
 def _alembic_config(connection: Connection) -> Config:

@@ -6,9 +6,10 @@ ones (a key by its hash, a delivery URL by its token's hash, the image debit) ar
 Core statements, compiled once here to SQLite's SQL, and run with the stdlib driver:
 
 - reads never wait: in WAL a reader sees every commit made before its statement starts;
-- a write transaction never waits inside SQLite (busy timeout 0), which would stall the event
-  loop: when another connection holds the write lock, `WriteLockBusy` is raised before anything
-  is written, and `writing` retries from the loop until the lock is free.
+- writes are grouped: the writes of one event-loop turn share one transaction, each in a
+  savepoint of its own, so a burst of paid requests pays for one commit;
+- a write never waits inside SQLite (busy timeout 0), which would stall the event loop: while
+  another connection holds the write lock, the batch retries from the loop.
 
 Nothing here yields to the event loop, so one connection serves every request of a process.
 """
@@ -17,8 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any, TypeVar, cast
 
@@ -87,6 +87,9 @@ class InlineSqlite:
         self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
         for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
             self._conn.execute(f"PRAGMA {pragma}")
+        self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+        self._waiting_since = 0.0
+        self._patience = 0.0
 
     @classmethod
     def for_url(cls, url: str) -> InlineSqlite | None:
@@ -104,43 +107,67 @@ class InlineSqlite:
         """Run a write statement; returns the number of rows it changed."""
         return self._conn.execute(statement.sql, _bound(statement, params)).rowcount
 
-    @contextmanager
-    def transaction(self) -> Iterator[None]:
-        """BEGIN IMMEDIATE … COMMIT, rolled back on any exception; WriteLockBusy when another
-        connection writes (nothing done)."""
+    async def write(self, work: Callable[[], T], patience: float = 5.0) -> T:
+        """Run `work()` (its statements, no transaction of its own) in a savepoint of the one
+        transaction that the writes of this event-loop turn share (group commit: one commit
+        for many requests). Returns its result once that transaction is committed, or raises
+        its exception with its own statements undone.
+
+        While another connection holds the write lock (a transaction spanning loop turns, or
+        another process) the batch waits from the loop, never in SQLite's busy handler; after
+        `patience` seconds it gives up with WriteLockBusy, nothing written."""
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        if not self._pending:
+            self._waiting_since = loop.time()
+            self._patience = patience
+            loop.call_soon(self._flush, 0.0001)
+        self._pending.append((work, future))
+        return await future
+
+    def _flush(self, pause: float) -> None:
+        loop = asyncio.get_running_loop()
         try:
             self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as error:
-            if "locked" in str(error) or "busy" in str(error):
-                raise WriteLockBusy(str(error)) from error
-            raise
+            if "locked" not in str(error) and "busy" not in str(error):
+                self._fail_pending(error)
+            elif loop.time() - self._waiting_since > self._patience:
+                self._fail_pending(WriteLockBusy(str(error)))
+            else:
+                loop.call_later(pause, self._flush, min(pause * 2, 0.002))
+            return
+        batch, self._pending = self._pending, []
+        outcomes: list[tuple[asyncio.Future[Any], Any, BaseException | None]] = []
         try:
-            yield
-        except BaseException:
-            self._conn.execute("ROLLBACK")
-            raise
-        try:
+            for work, future in batch:
+                if future.cancelled():  # its request is gone: write nothing for it
+                    continue
+                self._conn.execute("SAVEPOINT work")
+                try:
+                    outcomes.append((future, work(), None))
+                except Exception as error:
+                    self._conn.execute("ROLLBACK TO work")
+                    outcomes.append((future, None, error))
+                self._conn.execute("RELEASE work")
             self._conn.execute("COMMIT")
-        except sqlite3.OperationalError:
+        except BaseException as failure:  # the commit failed: nothing of the batch was written
             self._conn.execute("ROLLBACK")
-            raise
+            outcomes = [(future, None, failure) for _, future in batch]
+        for future, result, raised in outcomes:
+            if future.done():
+                continue
+            if raised is None:
+                future.set_result(result)
+            else:
+                future.set_exception(raised)
 
-    async def writing(self, work: Callable[[], T], patience: float = 5.0) -> T:
-        """`work()` (which opens `transaction()`) once the write lock is free. The holder is
-        another connection whose transaction spans event-loop turns (or another process), so
-        this waits by polling from the loop, never inside SQLite's busy handler; WriteLockBusy
-        when it is still held after `patience` seconds."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + patience
-        pause = 0.0001
-        while True:
-            try:
-                return work()
-            except WriteLockBusy:
-                if loop.time() >= deadline:
-                    raise
-            await asyncio.sleep(pause)
-            pause = min(pause * 2, 0.002)
+    def _fail_pending(self, error: BaseException) -> None:
+        batch, self._pending = self._pending, []
+        for _, future in batch:
+            if not future.done():
+                future.set_exception(error)
 
     def close(self) -> None:
+        self._fail_pending(RuntimeError("the database was closed"))
         self._conn.close()

@@ -111,13 +111,18 @@ class LedgerStore:
         inline = self._db.inline
         if inline is not None and (also is None or also_inline is not None):
             try:
-                return await inline.writing(
+                balance = await inline.write(
                     lambda: self._apply_inline(
                         inline, account_id, kind, amount, reference, note, now, also_inline
                     )
                 )
+            except sqlite3.IntegrityError:  # the reference exists: nothing was written
+                return False, self._balance_inline(inline, account_id)
             except WriteLockBusy:
                 pass  # held for long (another process?): queue on the regular path
+            else:
+                metrics.count_ledger_entry(kind, amount)  # after the commit
+                return True, balance
         try:
             async with self._db.write.begin() as conn:
                 balance = await conn.scalar(
@@ -149,29 +154,25 @@ class LedgerStore:
         note: str,
         now: datetime,
         also_inline: InlineAlso | None,
-    ) -> tuple[bool, int]:
-        try:
-            with inline.transaction():
-                changed = inline.first(_CHANGE_BALANCE, account_id=account_id, amount=amount)
-                if changed is None:
-                    raise InsufficientBalance(self._balance_inline(inline, account_id))
-                balance = int(changed["credits"])
-                inline.execute(
-                    _INSERT_ENTRY,
-                    account_id=account_id,
-                    kind=kind,
-                    amount=amount,
-                    balance_after=balance,
-                    reference=reference,
-                    note=note,
-                    created_at=now,
-                )
-                if also_inline is not None:
-                    also_inline(inline, balance)
-        except sqlite3.IntegrityError:
-            return False, self._balance_inline(inline, account_id)
-        metrics.count_ledger_entry(kind, amount)
-        return True, balance
+    ) -> int:
+        """The entry's statements (in `InlineSqlite.write`'s savepoint); the new balance."""
+        changed = inline.first(_CHANGE_BALANCE, account_id=account_id, amount=amount)
+        if changed is None:
+            raise InsufficientBalance(self._balance_inline(inline, account_id))
+        balance = int(changed["credits"])
+        inline.execute(
+            _INSERT_ENTRY,
+            account_id=account_id,
+            kind=kind,
+            amount=amount,
+            balance_after=balance,
+            reference=reference,
+            note=note,
+            created_at=now,
+        )
+        if also_inline is not None:
+            also_inline(inline, balance)
+        return balance
 
     @staticmethod
     def _balance_inline(inline: InlineSqlite, account_id: str) -> int:

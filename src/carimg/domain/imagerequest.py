@@ -39,6 +39,7 @@ _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
 Value = str | int | float | bool | None
+_VARIANT_KEYS: dict[tuple[object, ...], str] = {}
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,12 +88,22 @@ class ImageSpec:
 
     def variant_key(self, renderer_version: str) -> str:
         """Identity of the delivered bytes: the source plus every output choice."""
-        parts = (
-            self.source_key(renderer_version),
-            str(self.width), str(self.height), self.fit, self.background, str(self.trim),
-            str(self.padding), self.format,
+        choices = (
+            renderer_version, self.vehicle.id, self.view, self.color, self.variation, self.width,
+            self.height, self.fit, self.background, self.trim, self.padding, self.format,
         )  # fmt: skip
-        return hashlib.sha256("|".join(parts).encode()).hexdigest()[:40] + "." + self.format
+        key = _VARIANT_KEYS.get(choices)  # every paid request asks several times: hash once
+        if key is None:
+            parts = (
+                self.source_key(renderer_version),
+                str(self.width), str(self.height), self.fit, self.background, str(self.trim),
+                str(self.padding), self.format,
+            )  # fmt: skip
+            key = hashlib.sha256("|".join(parts).encode()).hexdigest()[:40] + "." + self.format
+            if len(_VARIANT_KEYS) >= 50_000:
+                _VARIANT_KEYS.clear()
+            _VARIANT_KEYS[choices] = key
+        return key
 
     def params(self) -> dict[str, str | int]:
         """Canonical query parameters, in the spec's names and make spelling."""

@@ -12,7 +12,7 @@ from sqlalchemy import bindparam, insert, select, update
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.db import Database
-from carimg.store.inline import Statement
+from carimg.store.inline import ReadCache, Statement
 from carimg.store.tables import api_keys, delivery_urls
 
 
@@ -87,9 +87,16 @@ _BY_TOKEN_HASH = Statement(
 )
 
 
+def _row_or_none(mapping: Mapping[Any, Any] | None) -> DeliveryUrlRow | None:
+    return None if mapping is None else _row(mapping)
+
+
 class DeliveryUrlStore:
     def __init__(self, db: Database) -> None:
         self._db = db
+        self._rows: ReadCache[DeliveryUrlRow] | None = (
+            None if db.inline is None else ReadCache(db.inline, ("delivery_urls", "api_keys"))
+        )
 
     @staticmethod
     async def insert_all(
@@ -120,8 +127,13 @@ class DeliveryUrlStore:
         )
 
     async def by_token_hash(self, token_hash: str) -> DeliveryUrlRow | None:
-        found = await self._db.first(_BY_TOKEN_HASH, token_hash=token_hash)
-        return _row(found) if found else None
+        if self._rows is not None:  # every page view of a URL: read once while unchanged
+            inline = self._rows.inline
+            return self._rows.read(
+                token_hash,
+                lambda: _row_or_none(inline.first(_BY_TOKEN_HASH, token_hash=token_hash)),
+            )
+        return _row_or_none(await self._db.first(_BY_TOKEN_HASH, token_hash=token_hash))
 
     async def claim_use(self, url_id: str) -> bool:
         """Count one load of a capped URL; False once its loads reached max_uses."""

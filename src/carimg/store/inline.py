@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+from collections import Counter
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from typing import Any, Generic, TypeVar, cast
 
 from sqlalchemy import ClauseElement, Executable
 from sqlalchemy.dialects import sqlite
@@ -30,6 +31,7 @@ from sqlalchemy.sql.expression import ColumnElement
 from carimg.store.tables import UtcDateTime
 
 T = TypeVar("T")
+V = TypeVar("V")
 _DIALECT = sqlite.dialect(paramstyle="named")
 _SQL_DATETIME = "%Y-%m-%d %H:%M:%S.%f"  # what SQLAlchemy's SQLite DateTime stores
 
@@ -64,6 +66,8 @@ class Statement:
         self._times = tuple(
             str(column.key) for column in selected if isinstance(column.type, UtcDateTime)
         )
+        written = getattr(statement, "table", None)  # INSERT, UPDATE, DELETE
+        self.writes: str | None = None if written is None else str(written.name)
 
     def row(self, values: tuple[Any, ...]) -> dict[str, Any]:
         row = dict(zip(self.names, values, strict=True))
@@ -88,6 +92,8 @@ class InlineSqlite:
         for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
             self._conn.execute(f"PRAGMA {pragma}")
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
+        self._written: set[str] = set()  # tables written in the open transaction
+        self._commits: Counter[str] = Counter()  # commits that wrote each table
         self._waiting_since = 0.0
         self._patience = 0.0
 
@@ -100,12 +106,22 @@ class InlineSqlite:
         return cls(database)
 
     def first(self, statement: Statement, **params: Any) -> dict[str, Any] | None:
+        if statement.writes is not None:  # UPDATE … RETURNING
+            self._written.add(statement.writes)
         values = self._conn.execute(statement.sql, _bound(statement, params)).fetchone()
         return None if values is None else statement.row(values)
 
     def execute(self, statement: Statement, **params: Any) -> int:
         """Run a write statement; returns the number of rows it changed."""
+        if statement.writes is not None:
+            self._written.add(statement.writes)
         return self._conn.execute(statement.sql, _bound(statement, params)).rowcount
+
+    def version(self, tables: Sequence[str]) -> tuple[int, ...]:
+        """Changes as a number that moves whenever `tables` may have changed: any other
+        connection's commit (`PRAGMA data_version`), or this one's commits that wrote them."""
+        changed_elsewhere = self._conn.execute("PRAGMA data_version").fetchone()[0]
+        return (changed_elsewhere, *(self._commits[table] for table in tables))
 
     async def write(self, work: Callable[[], T], patience: float = 5.0) -> T:
         """Run `work()` (its statements, no transaction of its own) in a savepoint of the one
@@ -151,8 +167,11 @@ class InlineSqlite:
                     outcomes.append((future, None, error))
                 self._conn.execute("RELEASE work")
             self._conn.execute("COMMIT")
+            self._commits.update(self._written)
+            self._written.clear()
         except BaseException as failure:  # the commit failed: nothing of the batch was written
             self._conn.execute("ROLLBACK")
+            self._written.clear()
             outcomes = [(future, None, failure) for _, future in batch]
         for future, result, raised in outcomes:
             if future.done():
@@ -171,3 +190,30 @@ class InlineSqlite:
     def close(self) -> None:
         self._fail_pending(RuntimeError("the database was closed"))
         self._conn.close()
+
+
+class ReadCache(Generic[V]):
+    """Rows read on the inline connection, kept while no connection has committed anything
+    that could change them (see `InlineSqlite.version`): an exact cache, bounded in size."""
+
+    def __init__(self, inline: InlineSqlite, tables: Sequence[str], limit: int = 20_000) -> None:
+        self.inline = inline
+        self._tables = tuple(tables)
+        self._limit = limit
+        self._rows: dict[str, V] = {}
+        self._version: tuple[int, ...] = ()
+
+    def read(self, key: str, load: Callable[[], V | None]) -> V | None:
+        """The row cached under `key`, or `load()` (an inline read: nothing runs in between)."""
+        version = self.inline.version(self._tables)
+        if version != self._version:
+            self._rows.clear()
+            self._version = version
+        row = self._rows.get(key)
+        if row is None:
+            row = load()
+            if row is not None:
+                if len(self._rows) >= self._limit:
+                    self._rows.clear()
+                self._rows[key] = row
+        return row

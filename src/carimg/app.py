@@ -11,7 +11,7 @@ from fastapi import FastAPI
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from starlette.routing import Route
-from starlette.types import ASGIApp
+from starlette.types import Receive, Scope, Send
 
 from carimg import __version__, web
 from carimg.api import (
@@ -57,10 +57,14 @@ def _operation_id(route: APIRoute) -> str:
 
 
 class CarimgApp(FastAPI):
-    """FastAPI with the hot routes served in front of its middleware stack (api/hotpaths)."""
+    """FastAPI, with the hot routes served in front of it (api/hotpaths)."""
 
-    def build_middleware_stack(self) -> ASGIApp:
-        return HotPaths(self, super().build_middleware_stack())
+    _hot: HotPaths | None = None
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if self._hot is None:
+            self._hot = HotPaths(self, super().__call__)
+        await self._hot(scope, receive, send)
 
 
 def create_app(

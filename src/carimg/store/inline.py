@@ -94,6 +94,7 @@ class InlineSqlite:
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._written: set[str] = set()  # tables written in the open transaction
         self._commits: Counter[str] = Counter()  # commits that wrote each table
+        self._data_version: int | None = None  # this event-loop turn's, once read
         self._waiting_since = 0.0
         self._patience = 0.0
 
@@ -118,10 +119,16 @@ class InlineSqlite:
         return self._conn.execute(statement.sql, _bound(statement, params)).rowcount
 
     def version(self, tables: Sequence[str]) -> tuple[int, ...]:
-        """Changes as a number that moves whenever `tables` may have changed: any other
-        connection's commit (`PRAGMA data_version`), or this one's commits that wrote them."""
-        changed_elsewhere = self._conn.execute("PRAGMA data_version").fetchone()[0]
-        return (changed_elsewhere, *(self._commits[table] for table in tables))
+        """Numbers that move whenever `tables` may have changed: any other connection's commit
+        (`PRAGMA data_version`, read once per event-loop turn: it costs file-lock system calls,
+        and the requests of one turn start together), or this one's commits that wrote them."""
+        if self._data_version is None:
+            self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            asyncio.get_running_loop().call_soon(self._forget_data_version)
+        return (self._data_version, *(self._commits[table] for table in tables))
+
+    def _forget_data_version(self) -> None:
+        self._data_version = None
 
     async def write(self, work: Callable[[], T], patience: float = 5.0) -> T:
         """Run `work()` (its statements, no transaction of its own) in a savepoint of the one

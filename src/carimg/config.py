@@ -127,6 +127,11 @@ class Settings(BaseSettings):
     oauth_access_token_seconds: int = Field(
         default=3600, ge=60, le=86400, description="Lifetime of connected apps' access tokens."
     )
+    server: Literal["uvicorn", "granian"] = Field(
+        default="uvicorn",
+        description="HTTP server of `carimg serve` (its `--server` option overrides this): "
+        "`uvicorn`, or `granian` (Rust; faster on the hot image routes).",
+    )
     log_level: str = Field(default="info", description="uvicorn log level.")
     s3_bucket: str | None = Field(
         default=None,

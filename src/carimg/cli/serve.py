@@ -1,8 +1,21 @@
-"""`carimg serve`: run the ASGI app under uvicorn."""
+"""`carimg serve`: run the ASGI app under uvicorn or granian."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any, get_args
+
 import typer
+
+from carimg.config import Settings
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from granian.constants import Loops
+    from granian.log import LogLevels
+
+APP = "carimg.app:create_app_from_env"  # a factory: each server process builds its own app
+SERVERS: tuple[str, ...] = get_args(Settings.model_fields["server"].annotation)
 
 
 def register(app: typer.Typer) -> None:
@@ -13,8 +26,15 @@ def register(app: typer.Typer) -> None:
         host: str = typer.Option("127.0.0.1", help="Interface to bind."),
         port: int = typer.Option(8000, help="TCP port."),
         workers: int = typer.Option(1, help="Server processes."),
+        server: str | None = typer.Option(
+            None,
+            callback=_known_server,
+            help=f"HTTP server: {' or '.join(SERVERS)}; default: CARIMG_SERVER (uvicorn).",
+            show_default=False,
+        ),
     ) -> None:
-        """Serve the API (embedded defaults: ./var, SQLite, no external service).
+        """Serve the API (embedded defaults: ./var, SQLite, no external service) under uvicorn
+        or granian (`--server`, CARIMG_SERVER).
 
         SIGTERM or SIGINT stop accepting connections, let requests in flight finish (at most
         `CARIMG_SHUTDOWN_TIMEOUT` seconds), close the services and exit 0.
@@ -22,32 +42,115 @@ def register(app: typer.Typer) -> None:
         import shutil
         import signal
 
-        import uvicorn
-
-        from carimg.config import Settings
-        from carimg.logs import uvicorn_log_config
-
-        settings = Settings()
+        settings = _settings()
+        run = _RUNNERS[server or settings.server]
         own_metrics_dir = _share_metrics(workers)
         # uvicorn re-raises the stop signal after its graceful shutdown; what it then finds
-        # installed is this handler, so a requested stop is a clean exit.
+        # installed is this handler, so a requested stop is a clean exit. (granian installs its
+        # own handlers once it starts; until then this one covers it too.)
         signal.signal(signal.SIGTERM, _exit_cleanly)
         try:
-            uvicorn.run(
-                "carimg.app:create_app_from_env",
-                factory=True,
-                host=host,
-                port=port,
-                workers=workers,
-                log_level=settings.log_level,
-                log_config=uvicorn_log_config(settings.log_format, settings.log_level),
-                access_log=False,  # carimg.access logs each request with its id and route
-                proxy_headers=False,
-                timeout_graceful_shutdown=settings.shutdown_timeout,
-            )
+            run(settings, host, port, workers)
         finally:
             if own_metrics_dir is not None:
                 shutil.rmtree(own_metrics_dir, ignore_errors=True)
+
+
+def _known_server(name: str | None) -> str | None:
+    if name is not None and name not in SERVERS:
+        raise typer.BadParameter(f"{name!r} is not one of {', '.join(SERVERS)}")
+    return name
+
+
+def _settings() -> Settings:
+    """The settings, or a usage error naming each `CARIMG_*` variable that is wrong."""
+    from pydantic import ValidationError
+
+    try:
+        return Settings()
+    except ValidationError as error:
+        problems = "; ".join(
+            f"CARIMG_{str(problem['loc'][0]).upper()}: {problem['msg']} (got {problem['input']!r})"
+            for problem in error.errors()
+        )
+        raise typer.BadParameter(problems) from None
+
+
+def _log_config(settings: Settings) -> dict[str, Any]:
+    from carimg.logs import uvicorn_log_config
+
+    return uvicorn_log_config(settings.log_format, settings.log_level)
+
+
+def _run_uvicorn(settings: Settings, host: str, port: int, workers: int) -> None:
+    import uvicorn
+
+    uvicorn.run(
+        APP,
+        factory=True,
+        host=host,
+        port=port,
+        workers=workers,
+        log_level=settings.log_level,
+        log_config=_log_config(settings),
+        access_log=False,  # carimg.access logs each request with its id and route
+        proxy_headers=False,
+        timeout_graceful_shutdown=settings.shutdown_timeout,
+    )
+
+
+def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None:
+    """granian's main process binds, forks the workers and, on SIGTERM/SIGINT, stops them: each
+    stops accepting, finishes the requests in flight, runs the app's lifespan shutdown and exits;
+    one still busy after `shutdown_timeout` seconds is killed. Then `serve()` returns (status 0).
+    X-Forwarded-* headers are not read (granian only does behind its opt-in proxy wrapper)."""
+    from granian.constants import Interfaces
+    from granian.server import Server
+
+    log_config = _log_config(settings)
+    # granian's own records (logger `_granian`, also what its Rust core logs) through the same
+    # scrubbing JSON or text formatter; granian sets that logger's level from `log_level`
+    log_config["loggers"]["_granian"] = {"handlers": ["default"], "propagate": False}
+    Server(
+        APP,
+        factory=True,
+        address=host,
+        port=port,
+        interface=Interfaces.ASGI,  # with lifespan: the app's startup and shutdown run
+        workers=workers,
+        loop=_event_loop(),
+        websockets=False,  # the app has no WebSocket route
+        log_enabled=True,
+        log_level=_granian_log_level(settings.log_level),
+        log_dictconfig=log_config,
+        log_access=False,  # carimg.access logs each request with its id and route
+        workers_kill_timeout=settings.shutdown_timeout,
+    ).serve()
+
+
+_RUNNERS: dict[str, Callable[[Settings, str, int, int], None]] = {
+    "uvicorn": _run_uvicorn,
+    "granian": _run_granian,
+}
+
+
+def _event_loop() -> Loops:
+    """uvloop when installed, else asyncio: what uvicorn's `loop="auto"` picks."""
+    import importlib.util
+
+    from granian.constants import Loops
+
+    return Loops.uvloop if importlib.util.find_spec("uvloop") else Loops.asyncio
+
+
+def _granian_log_level(level: str) -> LogLevels:
+    from granian.log import LogLevels
+
+    name = level.lower()
+    try:
+        return LogLevels("debug" if name == "trace" else name)  # granian has no trace level
+    except ValueError:
+        raise typer.BadParameter(f"CARIMG_LOG_LEVEL: unknown level {level!r}") from None
 
 
 def _exit_cleanly(signum: int, frame: object) -> None:
@@ -67,7 +170,7 @@ def _share_metrics(workers: int) -> str | None:
         if workers <= 1:
             return None
         directory = made = tempfile.mkdtemp(prefix="carimg-metrics-")
-        os.environ[variable] = directory  # inherited by the worker processes uvicorn spawns
+        os.environ[variable] = directory  # inherited by the worker processes the server starts
     os.makedirs(directory, exist_ok=True)
     for name in os.listdir(directory):  # an earlier run's files would be added in
         if name.endswith(".db"):

@@ -299,8 +299,9 @@ class DeliveryUrls:
             expires_at, _ = await self._current_expiry(row, bill=False)
             left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
             return Loaded(spec, etag, None, None, None, None, row.max_uses, left, row.restricted)
-        cold = await self._renderer.is_cold(spec)
-        if cold:  # a first load renders for the minting account: its daily share applies
+        image = self._renderer.in_memory(spec)  # the hot case: nothing to render or read
+        if image is None and await self._renderer.is_cold(spec):
+            # a first load renders for the minting account: its daily share applies
             account = await self._accounts.by_id(row.account_id)
             if account is not None:
                 await self._budget.reserve(account)
@@ -309,7 +310,8 @@ class DeliveryUrls:
         if row.max_uses and not await self._store.claim_use(row.id):
             raise Exhausted(_EXHAUSTED)
         try:
-            image = await self._renderer.image(spec)
+            if image is None:
+                image = await self._renderer.image(spec)
         except Unavailable:
             if row.max_uses:
                 await self._store.release_use(row.id)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+import weakref
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Final
@@ -40,6 +41,10 @@ _FALSE = {"false", "0", "no", "off"}
 
 Value = str | int | float | bool | None
 _VARIANT_KEYS: dict[tuple[object, ...], str] = {}
+_PATHS: dict[tuple[object, ...], str] = {}
+_PARSED: weakref.WeakKeyDictionary[Catalog, dict[tuple[object, ...], ImageSpec]] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -122,7 +127,16 @@ class ImageSpec:
         return params
 
     def canonical_path(self) -> str:
-        return f"{IMAGE_PATH}?{urlencode(self.params())}"
+        choices = (
+            self.vehicle.id, self.view, self.color, self.width, self.height, self.fit,
+            self.background, self.trim, self.padding, self.format,
+        )  # fmt: skip
+        path = _PATHS.get(choices)  # a header of every paid image: encode once
+        if path is None:
+            if len(_PATHS) >= 50_000:
+                _PATHS.clear()
+            path = _PATHS[choices] = f"{IMAGE_PATH}?{urlencode(self.params())}"
+        return path
 
     def record(self) -> dict[str, str | int | bool | None]:
         """Every choice under the names `parse_image_request` reads (to store and re-parse)."""
@@ -328,7 +342,26 @@ def vehicle_not_found(catalog: Catalog, make: str, model: str, year: int) -> Not
 def parse_image_request(
     catalog: Catalog, params: Mapping[str, Value], *, accept: str | None = None
 ) -> ImageSpec:
-    """Validate every parameter (400) and find the vehicle (404); nothing is charged here."""
+    """Validate every parameter (400) and find the vehicle (404); nothing is charged here.
+
+    The catalog never changes, so the same parameters always give the same spec: specs are
+    remembered per catalog (failures are not)."""
+    key = (accept, *((name, type(value), value) for name, value in sorted(params.items())))
+    parsed = _PARSED.get(catalog)
+    if parsed is None:
+        parsed = _PARSED[catalog] = {}
+    spec = parsed.get(key)
+    if spec is None:
+        spec = _parse_image_request(catalog, params, accept)
+        if len(parsed) >= 50_000:
+            parsed.clear()
+        parsed[key] = spec
+    return spec
+
+
+def _parse_image_request(
+    catalog: Catalog, params: Mapping[str, Value], accept: str | None
+) -> ImageSpec:
     view = parse_view(_text(params, "view") or DEFAULT_VIEW)
     color = parse_color(_text(params, "color") or DEFAULT_COLOR)
     width = _integer(params, "width", 1, MAX_SIZE)

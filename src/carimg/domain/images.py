@@ -98,6 +98,7 @@ class Renderer:
         self._variations = variations
         self._in_flight: dict[str, asyncio.Future[bytes]] = {}
         self._sizes: dict[str, tuple[int, int]] = {}  # variant key -> pixels
+        self._etags: dict[str, str] = {}  # variant key -> ETag
 
     async def current(self, spec: ImageSpec) -> ImageSpec:
         """The spec at its asset's current variation (feedback may have flagged the render)."""
@@ -106,7 +107,30 @@ class Renderer:
 
     def etag(self, spec: ImageSpec) -> str:
         """Strong validator, stable per variant and renderer version."""
-        return '"' + hashlib.sha256(spec.variant_key(self.version).encode()).hexdigest()[:32] + '"'
+        key = spec.variant_key(self.version)
+        etag = self._etags.get(key)
+        if etag is None:
+            if len(self._etags) >= 50_000:
+                self._etags.clear()
+            etag = self._etags[key] = '"' + hashlib.sha256(key.encode()).hexdigest()[:32] + '"'
+        return etag
+
+    def in_memory(self, spec: ImageSpec) -> RenderedImage | None:
+        """The image when this process holds it in memory: the hot case, no I/O at all."""
+        key = spec.variant_key(self.version)
+        data = self.cache.peek_derived(key)
+        if data is None:
+            return None
+        metrics.RENDER_CACHE_HIT.inc()
+        return RenderedImage(data, *self._size(key, data), "cache")
+
+    def _size(self, key: str, data: bytes) -> tuple[int, int]:
+        size = self._sizes.get(key)
+        if size is None:
+            size = self._sizes[key] = image_size(data)
+            if len(self._sizes) > 50_000:  # a few MB at most: start over
+                self._sizes.clear()
+        return size
 
     async def cached(self, spec: ImageSpec) -> bytes | None:
         with _store_errors():
@@ -184,12 +208,7 @@ class Renderer:
         """The encoded image and where it came from: derived cache, cached source, or a render."""
         cached = await self.cached(spec)
         if cached is not None:
-            key = spec.variant_key(self.version)
-            size = self._sizes.get(key)
-            if size is None:
-                size = self._sizes[key] = image_size(cached)
-                if len(self._sizes) > 50_000:  # a few MB at most: start over
-                    self._sizes.clear()
+            size = self._size(spec.variant_key(self.version), cached)
             metrics.RENDER_CACHE_HIT.inc()
             return RenderedImage(cached, size[0], size[1], "cache")
         generated = not await self.has_source(spec)
@@ -267,7 +286,8 @@ class ImageService:
         if etag_matches(if_none_match, etag):
             return NotModified(etag)
         account = principal.account
-        reserved = await self.renderer.is_cold(spec)
+        image = self.renderer.in_memory(spec)  # the hot case: nothing to render or read
+        reserved = image is None and await self.renderer.is_cold(spec)
         if reserved:
             await self._budget.reserve(account)
         counted: list[str] = []  # vehicles this request counted toward a plan cap
@@ -278,7 +298,8 @@ class ImageService:
                 await asyncio.shield(self._budget.release(account))
             raise
         try:
-            image = await self.renderer.image(spec)
+            if image is None:
+                image = await self.renderer.image(spec)
         except Exception as error:
             logger.exception("render failed", extra={"request_id": request_id})
             await self._ledger.refund(reference, note="render failed")

@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, func, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from carimg.store.db import Database
-from carimg.store.inline import Statement
+from carimg.store.inline import ReadCache, Statement
 from carimg.store.ledger import insert_entry
 from carimg.store.records import Account, AccountStatus, ApiKey
 from carimg.store.tables import accounts, api_keys
@@ -54,7 +54,14 @@ _TOUCH_KEY = Statement(
     .values(last_used_at=bindparam("used_at"))
 )
 
+_KEY_BY_HASH = Statement(select(api_keys).where(api_keys.c.hash == bindparam("hash")))
+_ACCOUNT_BY_ID = Statement(select(accounts).where(accounts.c.id == bindparam("id")))
+
 KEY_USE_RESOLUTION = timedelta(minutes=1)  # a key's last use is recorded to the minute
+
+
+def _key_or_none(row: Mapping[Any, Any] | None) -> ApiKey | None:
+    return None if row is None else _key(row)
 
 
 class AccountExists(Exception):
@@ -71,6 +78,9 @@ class AccountStore:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._touched: dict[str, datetime] = {}
+        self._keys: ReadCache[ApiKey] | None = (
+            None if db.inline is None else ReadCache(db.inline, ("api_keys",))
+        )
 
     async def create(
         self, *, account_id: str, email: str, plan: str, credits: int, now: datetime
@@ -164,7 +174,14 @@ class AccountStore:
             )
 
     async def key_with_account(self, key_hash: str) -> tuple[ApiKey, Account] | None:
-        """The key with this SHA-256 (active or revoked) and its account, in one query."""
+        """The key with this SHA-256 (active or revoked) and its account."""
+        if self._keys is not None:  # SQLite: the key read once while unchanged, the account now
+            inline = self._keys.inline
+            key = self._keys.read(
+                key_hash, lambda: _key_or_none(inline.first(_KEY_BY_HASH, hash=key_hash))
+            )
+            account = None if key is None else inline.first(_ACCOUNT_BY_ID, id=key.account_id)
+            return None if key is None or account is None else (key, _account(account))
         row = await self._db.first(_KEY_WITH_ACCOUNT, hash=key_hash)
         if row is None:
             return None

@@ -48,10 +48,16 @@ class RenderCache:
         await self.blobs.put(self._key("source", key), data)
         self._know_source(key)
 
-    async def get_derived(self, key: str) -> bytes | None:
+    def peek_derived(self, key: str) -> bytes | None:
+        """A derived image this process holds in memory (no I/O), else None."""
         data = self._memory.get(key)
         if data is not None:
             self._memory.move_to_end(key)
+        return data
+
+    async def get_derived(self, key: str) -> bytes | None:
+        data = self.peek_derived(key)
+        if data is not None:
             return data
         data = await self.blobs.get(self._key("derived", key))
         if data is not None:

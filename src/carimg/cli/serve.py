@@ -69,8 +69,9 @@ def _settings() -> Settings:
     try:
         return Settings()
     except ValidationError as error:
+        # the values themselves are not repeated: a wrong variable may hold a secret
         problems = "; ".join(
-            f"CARIMG_{str(problem['loc'][0]).upper()}: {problem['msg']} (got {problem['input']!r})"
+            f"CARIMG_{str(problem['loc'][0]).upper() if problem['loc'] else '*'}: {problem['msg']}"
             for problem in error.errors()
         )
         raise typer.BadParameter(problems) from None

@@ -1,0 +1,245 @@
+"""The hot paths (api/hotpaths.py): the paid image and delivery routes served in front of the
+framework answer exactly as the framework's routes do, and leave everything unusual to it."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from typing import Any
+
+import httpx
+import pytest
+from fastapi import FastAPI
+
+from carimg.api.hotpaths import HotPaths, plain_image_query
+from carimg.services import Services
+from carimg.store.accounts import AccountStore
+from tests.api.delivery_helpers import mint_url
+from tests.api.images_helpers import CAMRY, IMAGE_URL
+from tests.conftest import Customer
+
+NewCustomer = Callable[..., Awaitable[Customer]]
+ALLOWED = frozenset({"make", "model", "year", "w", "h", "padding", "response", "format"})
+# Values that legitimately differ between two requests made one after the other.
+MOVING = {"x-credits-remaining", "ratelimit-remaining", "ratelimit-reset", "date"}
+
+
+def hot_paths(app: FastAPI) -> HotPaths:
+    hot = getattr(app, "_hot", None)
+    assert isinstance(hot, HotPaths), "the app serves a request before this is built"
+    return hot
+
+
+@pytest.fixture
+async def framework(app: FastAPI, client: httpx.AsyncClient) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of the framework alone: what the app would answer without the hot paths."""
+    await client.get("/api/health")
+    transport = httpx.ASGITransport(app=hot_paths(app).app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://testserver") as own:
+        yield own
+
+
+def comparable(response: httpx.Response) -> tuple[int, list[tuple[str, str]], bytes]:
+    headers = sorted(
+        (name, "…" if name in MOVING else value) for name, value in response.headers.items()
+    )
+    return response.status_code, headers, response.content
+
+
+async def answered_alike(
+    hot: httpx.AsyncClient, framework: httpx.AsyncClient, method: str, url: str, **kwargs: Any
+) -> tuple[int, list[tuple[str, str]], bytes]:
+    """The same request both ways (same X-Request-Id): identical status, headers and body."""
+    headers = {"X-Request-Id": "req-compare", **kwargs.pop("headers", {})}
+    first = await hot.request(method, url, headers=headers, **kwargs)
+    second = await framework.request(method, url, headers=headers, **kwargs)
+    assert comparable(first) == comparable(second)
+    return comparable(first)
+
+
+# -- which requests take the hot path ----------------------------------------------------------
+
+
+def test_a_plain_image_query_is_read_with_its_numbers() -> None:
+    query = plain_image_query(b"make=toyota&model=camry&year=2020&w=300", ALLOWED)
+    assert query == {"make": "toyota", "model": "camry", "year": 2020, "w": 300}
+
+
+def test_a_percent_encoded_plain_query_is_decoded() -> None:
+    assert plain_image_query(b"make=land%20rover&model=range+rover", ALLOWED) == {
+        "make": "land rover",
+        "model": "range rover",
+    }
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        b"make=toyota&colour=red",  # unknown: the framework's 400 names the allowed ones
+        b"make=toyota&utm_source=mail",  # a tracking tag: X-Ignored-Parameters
+        b"make=toyota&key=cimg_x",  # a key in the query string: its own 401
+        b"make=toyota&make=honda",  # repeated
+        b"make=toyota&response=url",  # a URL response mints (a write of its own)
+        b"make=toyota&model=",  # an empty value
+        b"make=toyota&year=twenty",  # not a number
+        b"make=toyota&year=%EF%BC%92%EF%BC%90%EF%BC%92%EF%BC%90",  # not ASCII digits
+        b"make=toyota&w=0",  # out of bounds
+        b"make=toyota&padding=51",
+    ],
+)
+def test_anything_unusual_is_left_to_the_framework(query: bytes) -> None:
+    assert plain_image_query(query, ALLOWED) is None
+
+
+async def test_plain_image_and_delivery_requests_never_reach_the_framework(
+    app: FastAPI, client: httpx.AsyncClient, customer: Customer
+) -> None:
+    url = await mint_url(client, customer.headers)
+    hot = hot_paths(app)
+
+    async def refuse(scope: Any, receive: Any, send: Any) -> None:
+        raise AssertionError(f"{scope['path']} reached the framework")
+
+    hot.app = refuse
+    assert (await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)).status_code == 200
+    assert (await client.get(url)).status_code == 200
+    assert (await client.head(url)).status_code == 200
+
+
+async def test_an_unusual_image_request_goes_to_the_framework_before_anything_is_counted(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    params = {**CAMRY, "utm_source": "mail"}
+    response = await client.get(IMAGE_URL, params=params, headers=customer.headers)
+    assert response.status_code == 200
+    assert response.headers["x-ignored-parameters"] == "utm_source"
+    assert response.headers["ratelimit-remaining"] == str(
+        int(response.headers["ratelimit-limit"]) - 1
+    )
+    assert response.headers["x-credits-remaining"] == "99"
+
+
+# -- the same answers as the framework ---------------------------------------------------------
+
+
+async def test_paid_images_are_answered_as_the_framework_answers(
+    client: httpx.AsyncClient, framework: httpx.AsyncClient, customer: Customer
+) -> None:
+    status, headers, body = await answered_alike(
+        client, framework, "GET", IMAGE_URL, params=CAMRY, headers=customer.headers
+    )
+    assert status == 200 and body
+    etag = dict(headers)["etag"]
+    status, _, _ = await answered_alike(
+        client, framework, "GET", IMAGE_URL, params=CAMRY,
+        headers={**customer.headers, "If-None-Match": etag},
+    )  # fmt: skip
+    assert status == 304
+
+
+@pytest.mark.parametrize(
+    ("params", "status"),
+    [
+        ({**CAMRY, "color": "plaid"}, 400),  # a domain error, after authentication
+        ({**CAMRY, "brand": "toyota"}, 400),  # make and brand
+        ({"make": "toyota", "model": "camrry", "year": "2020"}, 404),  # with suggestions
+        ({**CAMRY, "format": "jpg", "background": "transparent"}, 400),
+    ],
+)
+async def test_image_errors_are_the_framework_s_problem_documents(
+    client: httpx.AsyncClient,
+    framework: httpx.AsyncClient,
+    customer: Customer,
+    params: dict[str, str],
+    status: int,
+) -> None:
+    answered = await answered_alike(
+        client, framework, "GET", IMAGE_URL, params=params, headers=customer.headers
+    )
+    assert answered[0] == status
+    assert ("content-type", "application/problem+json") in answered[1]
+
+
+async def test_authentication_failures_are_answered_as_the_framework_answers(
+    client: httpx.AsyncClient,
+    framework: httpx.AsyncClient,
+    make_customer: NewCustomer,
+    services: Services,
+) -> None:
+    missing = await answered_alike(client, framework, "GET", IMAGE_URL, params=CAMRY)
+    assert missing[0] == 401
+    invalid = {"Authorization": "Bearer cimg_" + "x" * 43}
+    assert (
+        await answered_alike(client, framework, "GET", IMAGE_URL, params=CAMRY, headers=invalid)
+    )[0] == 401
+    unscoped = await make_customer(scopes=("account:read",))
+    answered = await answered_alike(
+        client, framework, "GET", IMAGE_URL, params=CAMRY, headers=unscoped.headers
+    )
+    assert answered[0] == 403
+    broke = await make_customer(credits=0)
+    answered = await answered_alike(
+        client, framework, "GET", IMAGE_URL, params=CAMRY, headers=broke.headers
+    )
+    assert answered[0] == 402
+
+
+async def test_deliveries_are_answered_as_the_framework_answers(
+    client: httpx.AsyncClient, framework: httpx.AsyncClient, customer: Customer
+) -> None:
+    url = await mint_url(client, customer.headers)
+    status, headers, _ = await answered_alike(client, framework, "GET", url)
+    assert status == 200
+    assert (await answered_alike(client, framework, "HEAD", url))[0] == 200
+    etag = {"If-None-Match": dict(headers)["etag"]}
+    assert (await answered_alike(client, framework, "GET", url, headers=etag))[0] == 304
+    unknown = url[: -len("abcd")] + "abcd"
+    assert (await answered_alike(client, framework, "GET", unknown))[0] == 403
+
+
+async def test_a_used_up_capped_url_is_410_both_ways(
+    client: httpx.AsyncClient, framework: httpx.AsyncClient, customer: Customer
+) -> None:
+    url = await mint_url(client, customer.headers, max_uses=1)
+    assert (await client.get(url)).status_code == 200
+    assert (await answered_alike(client, framework, "GET", url))[0] == 410
+
+
+async def test_a_revoked_key_s_url_is_refused_at_once(
+    client: httpx.AsyncClient, customer: Customer, services: Services
+) -> None:
+    url = await mint_url(client, customer.headers)
+    assert (await client.get(url)).status_code == 200  # now cached as a valid row
+    await AccountStore(services.db).revoke_key(customer.key_id, services.clock.now())
+    assert (await client.get(url)).status_code == 403
+    refused = await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)
+    assert refused.status_code == 401
+
+
+# -- what the middlewares add ------------------------------------------------------------------
+
+
+async def test_hot_responses_carry_a_request_id(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    echoed = await client.get(
+        IMAGE_URL, params=CAMRY, headers={**customer.headers, "X-Request-Id": "req-mine"}
+    )
+    assert echoed.headers["x-request-id"] == "req-mine"
+    made = await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)
+    assert made.headers["x-request-id"].startswith("req_")
+
+
+async def test_hot_requests_are_counted_under_their_route_template(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    url = await mint_url(client, customer.headers)
+    await client.get(url)
+    await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)
+    text = (await client.get("/metrics")).text
+    assert (
+        'carimg_http_requests_total{method="GET",route="/api/v1/delivery/{token}",status="200"}'
+        in text
+    )
+    assert (
+        'carimg_http_requests_total{method="GET",route="/api/v1/images/car",status="200"}' in text
+    )

@@ -1,0 +1,202 @@
+"""`carimg serve` under granian (`--server granian` or CARIMG_SERVER=granian) on a real process:
+the same service and the same operations promises as under uvicorn."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.e2e.serving import Running, new_key, start, stop
+
+pytestmark = pytest.mark.e2e
+
+IMAGE = {"make": "toyota", "model": "camry", "year": "2020", "size": "thumb", "format": "webp"}
+
+
+def served_by_granian(running: Running) -> bool:
+    """granian's own records (logger `_granian`) are in the server's log."""
+    return any(record["logger"] == "_granian" for record in running.records())
+
+
+@pytest.fixture(scope="module")
+def granian(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    running = start(tmp_path_factory.mktemp("granian"), "--server", "granian")
+    yield running
+    stop(running)
+
+
+def test_the_server_option_runs_granian_and_it_serves_the_health_check(granian: Running) -> None:
+    response = httpx.get(f"{granian.server.url}/api/health")
+    assert response.status_code == 200 and response.json()["status"] == "ok"
+    assert response.headers["server"] == "granian"
+    assert served_by_granian(granian)
+
+
+def test_granian_serves_a_paid_image_end_to_end(granian: Running) -> None:
+    server = granian.server
+    key = new_key(server, "granian-paid@example.com")
+    response = httpx.get(
+        f"{server.url}/api/v1/images/car",
+        params=IMAGE,
+        headers={"Authorization": f"Bearer {key}"},
+        timeout=60,
+    )
+    assert response.status_code == 200, response.text
+    assert response.headers["content-type"] == "image/webp"
+    assert response.content[:4] == b"RIFF" and response.content[8:12] == b"WEBP"
+    assert response.headers["x-credits-remaining"] == "99"
+
+
+def test_under_granian_every_log_line_is_json_and_there_is_no_server_access_log(
+    granian: Running,
+) -> None:
+    health = httpx.get(f"{granian.server.url}/api/health")
+    time.sleep(0.3)  # the access record reaches the file
+    records = granian.records()  # every line parses: all JSON
+    access = [r for r in records if r.get("request_id") == health.headers["x-request-id"]]
+    assert [r["logger"] for r in access] == ["carimg.access"]  # carimg's own, once
+    assert not any(r["logger"].startswith("granian.access") for r in records)
+
+
+def test_under_granian_forwarded_headers_are_not_trusted(granian: Running) -> None:
+    forged = {"X-Forwarded-For": "203.0.113.9", "X-Forwarded-Proto": "https"}
+    response = httpx.get(f"{granian.server.url}/api/health", headers=forged)
+    time.sleep(0.3)  # the access record reaches the file
+    request_id = response.headers["x-request-id"]
+    (record,) = [r for r in granian.records() if r.get("request_id") == request_id]
+    assert record["client"] == "127.0.0.1"
+
+
+def test_carimg_server_granian_selects_granian(tmp_path: Path) -> None:
+    running = start(tmp_path, CARIMG_SERVER="granian")
+    try:
+        assert httpx.get(f"{running.server.url}/api/health").headers["server"] == "granian"
+        assert served_by_granian(running)
+    finally:
+        stop(running)
+
+
+def test_under_granian_sigterm_lets_a_request_in_flight_finish_then_exits_0(
+    tmp_path: Path,
+) -> None:
+    running = start(tmp_path, "--server", "granian")
+    key = new_key(running.server, "granian-shutdown@example.com")
+    port = int(running.server.url.rsplit(":", 1)[1])
+    body = json.dumps({"query": "2020 toyota camry"}).encode()
+    head = (
+        f"POST /api/v1/images/resolve HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(body)}\r\n\r\n"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+        client.sendall(head + body[:10])  # the handler is now waiting for the rest of the body
+        time.sleep(0.5)
+        running.process.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:  # the server stops accepting connections
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
+                time.sleep(0.1)
+            except OSError:
+                break
+        else:
+            pytest.fail("the server kept accepting connections after SIGTERM")
+        assert running.process.poll() is None  # still running: a request is in flight
+        client.sendall(body[10:])
+        response = b""
+        while chunk := client.recv(65536):
+            response += chunk
+    status_line, _, rest = response.partition(b"\r\n")
+    assert status_line == b"HTTP/1.1 200 OK"
+    assert b'"confidence"' in rest
+    assert running.process.wait(timeout=30) == 0
+
+
+@pytest.mark.parametrize("server", ["uvicorn", "granian"])
+def test_a_stop_runs_the_lifespan_shutdown_which_closes_the_database(
+    tmp_path: Path, server: str
+) -> None:
+    running = start(tmp_path, "--server", server)
+    wal = running.server.data_dir / "carimg.db-wal"
+    assert wal.exists()  # the server holds the SQLite database open
+    assert stop(running) == 0
+    assert not wal.exists()  # the last connection closed (a killed process leaves it behind)
+
+
+@pytest.mark.parametrize("server", ["uvicorn", "granian"])
+def test_a_request_in_flight_past_the_shutdown_timeout_does_not_hold_the_stop(
+    tmp_path: Path, server: str
+) -> None:
+    running = start(tmp_path, "--server", server, CARIMG_SHUTDOWN_TIMEOUT="1")
+    port = int(running.server.url.rsplit(":", 1)[1])
+    head = (
+        f"POST /api/v1/billing/webhook HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
+        "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"
+    ).encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
+        client.sendall(head)  # the handler waits for a body that never comes
+        time.sleep(0.5)
+        started = time.monotonic()
+        running.process.send_signal(signal.SIGTERM)
+        time.sleep(0.5)
+        assert running.process.poll() is None  # the request in flight holds the stop a while
+        assert running.process.wait(timeout=15) == 0
+    assert time.monotonic() - started < 5
+
+
+def test_under_granian_metrics_of_several_worker_processes_add_up(tmp_path: Path) -> None:
+    shared = tmp_path / "metrics"
+    running = start(
+        tmp_path, "--server", "granian", "--workers", "2", PROMETHEUS_MULTIPROC_DIR=str(shared)
+    )
+    try:
+        requests = 30
+        for _ in range(requests):  # a new connection each: the kernel spreads them
+            with httpx.Client() as client:
+                assert client.get(f"{running.server.url}/api/v1/images/options").is_success
+        pids = {path.stem.rsplit("_", 1)[1] for path in shared.glob("counter_*.db")}
+        assert len(pids) == 2, "both worker processes served and counted"
+        line = (
+            'carimg_http_requests_total{method="GET",route="/api/v1/images/options",status="200"}'
+        )
+        for _ in range(4):  # whichever process answers the scrape reports the sum of both
+            with httpx.Client() as client:
+                text = client.get(f"{running.server.url}/metrics").text
+            counts = [row for row in text.splitlines() if row.startswith(line)]
+            assert counts == [f"{line} {float(requests)}"]
+    finally:
+        assert stop(running) == 0
+    assert running.log.read_text().count("Spawning worker-") == 2
+
+
+@pytest.mark.parametrize(
+    ("args", "env", "shown"),
+    [
+        (["--server", "nginx"], {}, "--server"),
+        ([], {"CARIMG_SERVER": "nginx"}, "CARIMG_SERVER"),
+    ],
+    ids=["option", "setting"],
+)
+def test_an_unknown_server_is_a_clear_error_with_a_non_zero_exit(
+    tmp_path: Path, args: list[str], env: dict[str, str], shown: str
+) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "carimg", "serve", "--port", "1", *args],
+        env={**os.environ, "CARIMG_DATA_DIR": str(tmp_path / "var"), "COLUMNS": "200", **env},
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert done.returncode == 2
+    assert shown in done.stderr and "granian" in done.stderr
+    assert "Traceback" not in done.stderr

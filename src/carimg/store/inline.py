@@ -17,9 +17,11 @@ Nothing here yields to the event loop, so one connection serves every request of
 from __future__ import annotations
 
 import asyncio
+import logging
 import sqlite3
 from collections import Counter
 from collections.abc import Callable, Sequence
+from contextlib import closing
 from datetime import UTC, datetime
 from typing import Any, Generic, TypeVar, cast
 
@@ -30,10 +32,11 @@ from sqlalchemy.sql.expression import ColumnElement
 
 from carimg.store.tables import UtcDateTime
 
+logger = logging.getLogger("carimg.store")
+CHECKPOINT_EVERY = 200  # commits; a few hundred kB to a few MB of log at a time
 T = TypeVar("T")
 V = TypeVar("V")
 _DIALECT = sqlite.dialect(paramstyle="named")
-_SQL_DATETIME = "%Y-%m-%d %H:%M:%S.%f"  # what SQLAlchemy's SQLite DateTime stores
 
 
 class WriteLockBusy(Exception):
@@ -43,8 +46,8 @@ class WriteLockBusy(Exception):
 def sql_datetime(value: datetime) -> str:
     """A datetime as SQLAlchemy stores it on SQLite (naive UTC, always with microseconds)."""
     if value.tzinfo is not None:
-        value = value.astimezone(UTC)
-    return value.strftime(_SQL_DATETIME)
+        value = value.astimezone(UTC).replace(tzinfo=None)
+    return value.isoformat(" ", "microseconds")
 
 
 def _utc(value: str | None) -> datetime | None:
@@ -89,8 +92,16 @@ class InlineSqlite:
 
     def __init__(self, path: str) -> None:
         self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
-        for pragma in ("journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL"):
+        # wal_autocheckpoint=0: this connection's commits never copy the log into the database
+        # file on the event loop (a checkpoint writes and syncs megabytes); `_checkpoint` does
+        # it in a worker thread instead.
+        for pragma in (
+            "journal_mode=WAL", "foreign_keys=ON", "synchronous=NORMAL", "wal_autocheckpoint=0"
+        ):  # fmt: skip
             self._conn.execute(f"PRAGMA {pragma}")
+        self._path = path
+        self._commits_unchecked = 0  # commits since the last checkpoint began
+        self._checkpoint_running = False
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._written: set[str] = set()  # tables written in the open transaction
         self._commits: Counter[str] = Counter()  # commits that wrote each table
@@ -176,6 +187,7 @@ class InlineSqlite:
             self._conn.execute("COMMIT")
             self._commits.update(self._written)
             self._written.clear()
+            self._after_commit(loop)
         except BaseException as failure:  # the commit failed: nothing of the batch was written
             self._conn.execute("ROLLBACK")
             self._written.clear()
@@ -187,6 +199,25 @@ class InlineSqlite:
                 future.set_result(result)
             else:
                 future.set_exception(raised)
+
+    def _after_commit(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Every CHECKPOINT_EVERY commits, copy the write-ahead log into the database file
+        from a worker thread (what SQLite's automatic checkpoint would do on this thread)."""
+        self._commits_unchecked += 1
+        if self._commits_unchecked < CHECKPOINT_EVERY or self._checkpoint_running:
+            return
+        self._commits_unchecked = 0
+        self._checkpoint_running = True
+        loop.run_in_executor(None, self._checkpoint).add_done_callback(self._checkpointed)
+
+    def _checkpoint(self) -> None:
+        with closing(sqlite3.connect(self._path, timeout=5)) as conn:
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
+
+    def _checkpointed(self, done: asyncio.Future[None]) -> None:
+        self._checkpoint_running = False
+        if not done.cancelled() and done.exception() is not None:
+            logger.warning("WAL checkpoint failed: %s", done.exception())
 
     def _fail_pending(self, error: BaseException) -> None:
         batch, self._pending = self._pending, []

@@ -21,12 +21,13 @@ from urllib.parse import parse_qsl
 
 from fastapi import FastAPI
 from fastapi.routing import APIRoute
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from carimg.api.auth import principal_for
 from carimg.api.delivery import serve_delivery
-from carimg.api.headers import REQUEST_ID_HEADER, request_id_of
+from carimg.api.headers import REQUEST_ID_HEADER, accepted_request_id
 from carimg.api.images import INTEGER_BOUNDS, image_response, wants_json
 from carimg.api.images import router as image_router
 from carimg.api.metrics import observer
@@ -38,6 +39,7 @@ from carimg.domain.keys import IMAGES_READ
 from carimg.services import Services
 
 IMAGE_PATH = "/api/v1/images/car"
+_REQUEST_ID = REQUEST_ID_HEADER.lower().encode("latin-1")
 DELIVERY_ROUTE = DELIVERY_PATH + "{token}"
 
 
@@ -66,6 +68,34 @@ def plain_image_query(query_string: bytes, allowed: frozenset[str]) -> dict[str,
             return None
         query[name] = number
     return query
+
+
+class _IndexedHeaders(Headers):
+    """Headers looked up in a dict: each hot request asks for several headers it usually lacks,
+    and Starlette's list scan answers each of those with a raised KeyError."""
+
+    def __init__(self, scope: Scope) -> None:
+        super().__init__(scope=scope)
+        self._first: dict[str, str] = {}
+        for name, value in reversed(self._list):  # the first of repeated headers wins
+            self._first[name.decode("latin-1")] = value.decode("latin-1")
+
+    def __getitem__(self, key: str) -> str:
+        return self._first[key.lower()]
+
+    def __contains__(self, key: object) -> bool:
+        return isinstance(key, str) and key.lower() in self._first
+
+    def get(self, key: str, default: Any = None) -> Any:
+        return self._first.get(key.lower(), default)
+
+
+class _HotRequest(Request):
+    @property
+    def headers(self) -> Headers:
+        if not hasattr(self, "_headers"):
+            self._headers = _IndexedHeaders(self.scope)
+        return self._headers
 
 
 class HotPaths:
@@ -100,8 +130,11 @@ class HotPaths:
         metrics and the exception handlers' problem documents."""
         started = time.perf_counter()
         scope["app"] = self.fastapi
-        request = Request(scope, receive)
-        request_id = request_id_of(request)
+        request = _HotRequest(scope, receive)
+        request_id = accepted_request_id(request.headers.get(REQUEST_ID_HEADER))
+        # what the endpoints may read from the request's state, set before they ask (a missing
+        # attribute is a raised AttributeError each time)
+        scope["state"] = {"request_id": request_id, "rate_headers": {}, "ignored_parameters": ()}
         services: Services = self.fastapi.state.services
         try:
             if isinstance(what, str):
@@ -112,9 +145,9 @@ class HotPaths:
                 require_scope(principal, IMAGES_READ)
                 query = self._unset | what
                 response = await image_response(request, services, principal, query, None)
+            response.raw_headers.append((_REQUEST_ID, request_id.encode("latin-1")))
         except Exception as error:
-            response = await problem_for(request, error)
-        response.headers[REQUEST_ID_HEADER] = request_id
+            response = await problem_for(request, error)  # carries the request id
         try:
             await response(scope, receive, send)
         finally:

@@ -136,7 +136,7 @@ class InlineSqlite:
         if self._data_version is None:
             self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
             asyncio.get_running_loop().call_soon(self._forget_data_version)
-        return (self._data_version, *(self._commits[table] for table in tables))
+        return (self._data_version, *map(self._commits.__getitem__, tables))
 
     def _forget_data_version(self) -> None:
         self._data_version = None

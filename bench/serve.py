@@ -5,11 +5,13 @@ Measures with wrk (50 connections, loopback):
   1. nginx serving a 256 px WebP as a static file (the reference);
   2. `GET /api/v1/images/car` for that cached variant, every request authenticated with a key,
      counted against its rate windows and billed one credit (keys rotate over 50 accounts);
-  3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant.
+  3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant;
+for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn, granian) and,
+with `--before REF`, for the tree of an earlier commit (under uvicorn), then nginx again.
 Writes the figures and ratios into the `## Serving` section of bench/RESULTS.md.
 
-Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50]` (installs wrk and nginx
-from Debian when missing and running as root).
+Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50] [--before REF]`
+(installs wrk and nginx from Debian when missing and running as root).
 """
 
 from __future__ import annotations
@@ -168,17 +170,22 @@ async def debits(data_dir: Path) -> int:
     return int(total or 0)
 
 
-def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
+def start_server(
+    data_dir: Path, port: int, server: str, source: Path | None = None
+) -> subprocess.Popen[bytes]:
+    """`carimg serve` on SQLite in `data_dir`; `source`: another tree's src/ to run instead."""
     env = {
         **os.environ,
         "CARIMG_DATA_DIR": str(data_dir),
         "CARIMG_BASE_URL": f"http://127.0.0.1:{port}",
         "CARIMG_LOG_LEVEL": "warning",
     }
-    process = subprocess.Popen(
-        [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)],
-        env=env,
-    )
+    command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    if source is None:
+        command += ["--server", server]
+    else:
+        env["PYTHONPATH"] = str(source)
+    process = subprocess.Popen(command, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -190,9 +197,70 @@ def start_server(data_dir: Path, port: int) -> subprocess.Popen[bytes]:
     sys.exit("carimg did not start")
 
 
-def write_results(
-    runs: list[Run], billed: int, keyed_requests: int, args: argparse.Namespace
-) -> None:
+@dataclass
+class Carimg:
+    """One carimg build under one server, with its own database."""
+
+    label: str
+    server: str
+    source: Path | None = None
+
+
+def checkout(ref: str, into: Path) -> Path:
+    """The src/ of commit `ref`, unpacked (no worktree left behind)."""
+    into.mkdir(parents=True)
+    archive = subprocess.run(
+        ["git", "-C", str(ROOT), "archive", ref, "src"], capture_output=True, check=True
+    ).stdout
+    subprocess.run(["tar", "-x", "-C", str(into)], input=archive, check=True)
+    return into / "src"
+
+
+def measure(carimg: Carimg, work: Path, args: argparse.Namespace) -> tuple[list[Run], int]:
+    """Keyed images and delivery of one build; returns the runs and the debits the keyed run
+    wrote."""
+    data_dir = work / carimg.label.replace(" ", "-") / "var"
+    keys = asyncio.run(prepare(data_dir))
+    keys_file = data_dir.parent / "keys.txt"
+    keys_file.write_text("\n".join(keys) + "\n")
+    lua = data_dir.parent / "keys.lua"
+    lua.write_text(KEY_ROTATION_LUA)
+    port = free_port()
+    server = start_server(data_dir, port, carimg.server, carimg.source)
+    try:
+        base = f"http://127.0.0.1:{port}"
+        auth = {"Authorization": f"Bearer {keys[0]}"}
+        httpx.get(f"{base}/api/v1/images/car", params=VARIANT, headers=auth, timeout=120)
+        minted = httpx.post(
+            f"{base}/api/v1/image-urls", json={**VARIANT, "ttl_seconds": 86400}, headers=auth
+        )
+        minted.raise_for_status()
+        delivery_url = minted.json()["data"][0]["url"]
+        httpx.get(delivery_url).raise_for_status()
+        query = "&".join(f"{k}={v}" for k, v in VARIANT.items())
+        before = asyncio.run(debits(data_dir))
+        keyed = wrk(
+            f"keyed image, {carimg.label}",
+            f"{base}/api/v1/images/car?{query}",
+            args.seconds,
+            args.connections,
+            script=lua,
+            env={"CARIMG_BENCH_KEYS": str(keys_file)},
+        )
+        billed = asyncio.run(debits(data_dir)) - before
+        delivery = wrk(
+            f"signed URL (unlimited, cached), {carimg.label}",
+            delivery_url,
+            args.seconds,
+            args.connections,
+        )
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    return [keyed, delivery], billed
+
+
+def write_results(runs: list[Run], billing: list[str], args: argparse.Namespace) -> None:
     nginx = runs[0]
     lines = [
         "## Serving",
@@ -200,8 +268,10 @@ def write_results(
         f"Measured {datetime.date.today().isoformat()} on {platform.machine()} "
         f"({os.cpu_count()} cores, shared by server, nginx and wrk), Python "
         f"{platform.python_version()}, `bench/serve.py --seconds {args.seconds} "
-        f"--connections {args.connections}`: wrk -t2 -c{args.connections}, loopback, one carimg "
-        "process (uvicorn, SQLite), nginx 1 worker, the same 256 px WebP bytes.",
+        f"--connections {args.connections}"
+        + (f" --before {args.before}" if args.before else "")
+        + f"`: wrk -t2 -c{args.connections}, loopback, one carimg process (SQLite) per row, "
+        "nginx 1 worker, the same 256 px WebP bytes, every row in this one run.",
         "",
         "| what | requests/s | vs nginx | p50 ms | p99 ms | non-2xx |",
         "|---|---|---|---|---|---|",
@@ -214,9 +284,8 @@ def write_results(
         )
     lines += [
         "",
-        f"Every keyed request was billed: {billed:,} debit ledger entries for {keyed_requests:,} "
-        "keyed requests (wrk counts requests still in flight at the end, so the two may differ "
-        "by up to the connection count).",
+        "Every keyed request was billed (wrk counts requests still in flight at the end, so "
+        "the two may differ by up to the connection count): " + "; ".join(billing) + ".",
         "",
     ]
     section = "\n".join(lines)
@@ -233,72 +302,55 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--before", help="also measure this commit's tree (under uvicorn)")
     args = parser.parse_args()
     ensure_tools()
     work = Path(tempfile.mkdtemp(prefix="carimg-bench-"))
-    data_dir = work / "var"
-    keys = asyncio.run(prepare(data_dir))
-    keys_file = work / "keys.txt"
-    keys_file.write_text("\n".join(keys) + "\n")
-    lua = work / "keys.lua"
-    lua.write_text(KEY_ROTATION_LUA)
-
-    port = free_port()
-    server = start_server(data_dir, port)
+    builds = [Carimg("uvicorn", "uvicorn"), Carimg("granian", "granian")]
+    if args.before:
+        source = checkout(args.before, work / "before")
+        builds.insert(0, Carimg(f"before ({args.before}, uvicorn)", "uvicorn", source))
     nginx = None
     try:
-        base = f"http://127.0.0.1:{port}"
-        auth = {"Authorization": f"Bearer {keys[0]}"}
-        first = httpx.get(f"{base}/api/v1/images/car", params=VARIANT, headers=auth, timeout=120)
-        first.raise_for_status()
-        minted = httpx.post(
-            f"{base}/api/v1/image-urls",
-            json={**VARIANT, "ttl_seconds": 86400},
-            headers=auth,
-        )
-        minted.raise_for_status()
-        delivery_url = minted.json()["data"][0]["url"]
-        httpx.get(delivery_url).raise_for_status()
-
         static = work / "nginx" / "static"
         static.mkdir(parents=True)
-        (static / "car.webp").write_bytes(first.content)
+        (static / "car.webp").write_bytes(asyncio.run(variant_bytes(work / "reference")))
         nginx_port = free_port()
         user = "user root;" if os.geteuid() == 0 else ""
         conf = work / "nginx" / "nginx.conf"
         conf.write_text(NGINX_CONF.format(user=user, root=work / "nginx", port=nginx_port))
         nginx = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work / "nginx")])
         time.sleep(0.5)
-
-        query = "&".join(f"{k}={v}" for k, v in VARIANT.items())
-        before = asyncio.run(debits(data_dir))
-        runs = [
-            wrk(
-                "nginx static file",
-                f"http://127.0.0.1:{nginx_port}/car.webp",
-                args.seconds,
-                args.connections,
-            ),
-            wrk(
-                "keyed image (auth + rate windows + 1-credit debit)",
-                f"{base}/api/v1/images/car?{query}",
-                args.seconds,
-                args.connections,
-                script=lua,
-                env={"CARIMG_BENCH_KEYS": str(keys_file)},
-            ),
-        ]
-        billed = asyncio.run(debits(data_dir)) - before
-        runs.append(
-            wrk("signed URL, unlimited, cached", delivery_url, args.seconds, args.connections)
-        )
-        write_results(runs, billed, runs[1].requests, args)
+        static_url = f"http://127.0.0.1:{nginx_port}/car.webp"
+        runs = [wrk("nginx static file", static_url, args.seconds, args.connections)]
+        billing = []
+        for build in builds:
+            measured, billed = measure(build, work, args)
+            runs += measured
+            billing.append(
+                f"{build.label}: {billed:,} debits for {measured[0].requests:,} requests"
+            )
+        runs.append(wrk("nginx static file (again)", static_url, args.seconds, args.connections))
+        write_results(runs, billing, args)
     finally:
         if nginx is not None:
             nginx.terminate()
-        server.terminate()
-        server.wait(timeout=20)
         shutil.rmtree(work, ignore_errors=True)
+
+
+async def variant_bytes(data_dir: Path) -> bytes:
+    """The benchmark variant's bytes, rendered in process (what every server row serves)."""
+    from carimg.catalog import load_catalog
+    from carimg.config import Settings
+    from carimg.domain.imagerequest import parse_image_request
+    from carimg.services import build_services
+
+    services = await build_services(Settings(data_dir=data_dir), load_catalog())
+    try:
+        spec = parse_image_request(services.catalog, {**VARIANT, "year": VARIANT["year"]})
+        return (await services.images.renderer.image(spec)).data
+    finally:
+        await services.close()
 
 
 if __name__ == "__main__":

@@ -66,8 +66,8 @@ def test_stored_secrets_are_looked_up_by_their_sha256_digest() -> None:
     """Keys, delivery tokens, OAuth codes and tokens, device codes, sessions and reset tokens:
     the store's lookup column is a digest, so the database never compares the secret."""
     lookups = {
-        "store/accounts.py": "api_keys.c.hash == key_hash",
-        "store/delivery_urls.py": "delivery_urls.c.token_hash == token_hash",
+        "store/accounts.py": 'api_keys.c.hash == bindparam("hash")',
+        "store/delivery_urls.py": 'delivery_urls.c.token_hash == bindparam("token_hash")',
         "store/oauth.py": "oauth_tokens.c.token_hash == token_hash",
         "store/device_codes.py": "device_codes.c.device_code_hash == digest",
         "store/credentials.py": "web_sessions.c.id_hash == id_hash",

@@ -38,7 +38,7 @@ async def serve_delivery(request: Request, services: Services, token: str, head:
     )
     headers = {
         "ETag": loaded.etag,
-        "Cache-Control": cache_control(loaded, request.app.state.settings.pricing_variant),
+        "Cache-Control": cache_control(loaded, services.settings.pricing_variant),
     }
     media_type = _MEDIA[loaded.spec.format]
     if loaded.data is None:

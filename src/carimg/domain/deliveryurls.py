@@ -226,13 +226,14 @@ class DeliveryUrls:
                 )
         return row
 
-    async def _current_expiry(self, row: DeliveryUrlRow, *, bill: bool) -> tuple[datetime, str]:
-        """Expiry now, and the renewal debit's reference ('' when none was made now).
+    async def _current_expiry(
+        self, row: DeliveryUrlRow, now: datetime, *, bill: bool
+    ) -> tuple[datetime, str]:
+        """Expiry at `now`, and the renewal debit's reference ('' when none was made now).
 
         A renewing URL's new window is billed on its first delivering load (once per window);
         HEAD and 304s (`bill=False`) see the window without paying for it.
         """
-        now = self._clock.now()
         if now < row.expires_at:
             return row.expires_at, ""
         if row.renew_until is None or now >= row.renew_until:
@@ -295,9 +296,10 @@ class DeliveryUrls:
             raise Exhausted(_EXHAUSTED)
         spec = await self._spec(row)
         etag = self._renderer.etag(spec)
+        now = self._clock.now()
         if head or etag_matches(if_none_match, etag):
-            expires_at, _ = await self._current_expiry(row, bill=False)
-            left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
+            expires_at, _ = await self._current_expiry(row, now, bill=False)
+            left = max(0, math.floor((expires_at - now).total_seconds()))
             return Loaded(spec, etag, None, None, None, None, row.max_uses, left, row.restricted)
         image = self._renderer.in_memory(spec)  # the hot case: nothing to render or read
         if image is None and await self._renderer.is_cold(spec):
@@ -305,8 +307,8 @@ class DeliveryUrls:
             account = await self._accounts.by_id(row.account_id)
             if account is not None:
                 await self._budget.reserve(account)
-        expires_at, renewal = await self._current_expiry(row, bill=True)
-        seconds_left = max(0, math.floor((expires_at - self._clock.now()).total_seconds()))
+        expires_at, renewal = await self._current_expiry(row, now, bill=True)
+        seconds_left = max(0, math.floor((expires_at - now).total_seconds()))
         if row.max_uses and not await self._store.claim_use(row.id):
             raise Exhausted(_EXHAUSTED)
         try:

@@ -4,6 +4,7 @@ framework answer exactly as the framework's routes do, and leave everything unus
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
+from datetime import UTC, datetime
 from typing import Any
 
 import httpx
@@ -13,6 +14,7 @@ from fastapi import FastAPI
 from carimg.api.hotpaths import HotPaths, plain_image_query
 from carimg.services import Services
 from carimg.store.accounts import AccountStore
+from carimg.store.db import Database
 from tests.api.delivery_helpers import mint_url
 from tests.api.images_helpers import CAMRY, IMAGE_URL
 from tests.conftest import Customer
@@ -245,3 +247,20 @@ async def test_hot_requests_are_counted_under_their_route_template(
     assert (
         'carimg_http_requests_total{method="GET",route="/api/v1/images/car",status="200"}' in text
     )
+
+
+async def test_a_key_revoked_by_another_process_is_refused_at_once(
+    client: httpx.AsyncClient, customer: Customer, settings: Any
+) -> None:
+    """Cached rows are dropped when any other connection commits (here a second database
+    handle, as `carimg admin revoke-key` in another process would be)."""
+    url = await mint_url(client, customer.headers)
+    assert (await client.get(url)).status_code == 200
+    assert (await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)).status_code == 200
+    other = Database.open(settings.resolved_database_url)
+    try:
+        assert await AccountStore(other).revoke_key(customer.key_id, datetime.now(UTC))
+    finally:
+        await other.dispose()
+    assert (await client.get(url)).status_code == 403
+    assert (await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)).status_code == 401

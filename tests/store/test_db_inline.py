@@ -23,9 +23,8 @@ SET_PLAN = Statement(
 CREATED = Statement(select(accounts.c.created_at).where(accounts.c.id == bindparam("id")))
 
 
-def _sqlite_only(database_url: str) -> None:
-    if not database_url.startswith("sqlite"):
-        pytest.skip("the inline path is SQLite's; PostgreSQL reads through its pool")
+# The inline connection is SQLite's (PostgreSQL reads and writes through its pool).
+sqlite_only = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
 async def test_point_read_sees_a_commit_from_another_connection_at_once(
@@ -70,10 +69,10 @@ async def test_sqlite_point_reads_run_on_the_loop_without_a_thread(
     assert threading.active_count() == threads
 
 
+@sqlite_only
 async def test_inline_write_gives_up_unwritten_when_another_connection_keeps_the_lock(
     db: Database, database_url: str, new_account: NewAccount
 ) -> None:
-    _sqlite_only(database_url)
     assert db.inline is not None
     account_id = await new_account(100)
     ran: list[bool] = []
@@ -84,10 +83,10 @@ async def test_inline_write_gives_up_unwritten_when_another_connection_keeps_the
     assert ran == []
 
 
+@sqlite_only
 async def test_writes_of_one_loop_turn_share_one_commit(
     db: Database, database_url: str, new_account: NewAccount, clock: FixedClock
 ) -> None:
-    _sqlite_only(database_url)
     assert db.inline is not None
     account_id = await new_account(100)
     statements: list[str] = []
@@ -104,10 +103,10 @@ async def test_writes_of_one_loop_turn_share_one_commit(
     assert statements.count("SAVEPOINT work") == 20
 
 
+@sqlite_only
 async def test_a_failing_write_is_undone_alone(
     db: Database, database_url: str, new_account: NewAccount
 ) -> None:
-    _sqlite_only(database_url)
     inline = db.inline
     assert inline is not None
     ids = [await new_account(100) for _ in range(3)]
@@ -130,10 +129,10 @@ async def test_a_failing_write_is_undone_alone(
     assert plans == [{"plan": "pro"}, {"plan": "free"}, {"plan": "pro"}]
 
 
+@sqlite_only
 async def test_a_write_whose_request_is_gone_writes_nothing(
     db: Database, database_url: str, new_account: NewAccount
 ) -> None:
-    _sqlite_only(database_url)
     inline = db.inline
     assert inline is not None
     account_id = await new_account(100)
@@ -147,10 +146,10 @@ async def test_a_write_whose_request_is_gone_writes_nothing(
     assert ran == []
 
 
+@sqlite_only
 async def test_a_debit_queues_on_the_regular_path_while_another_connection_writes(
     db: Database, database_url: str, new_account: NewAccount, clock: FixedClock
 ) -> None:
-    _sqlite_only(database_url)
     account_id = await new_account(100)
     holding = asyncio.Event()
 

@@ -114,27 +114,37 @@ class HotPaths:
             if method in ("GET", "HEAD") and path.startswith(DELIVERY_PATH):
                 token = path[len(DELIVERY_PATH) :]
                 if token and "/" not in token:
-                    await self._serve(scope, receive, send, DELIVERY_ROUTE, token)
+                    request = _HotRequest(scope, receive)
+                    await self._serve(request, receive, send, DELIVERY_ROUTE, token)
                     return
             elif method == "GET" and path == IMAGE_PATH:
                 query = plain_image_query(scope["query_string"], self._image_parameters)
-                if query is not None and not _accepts_json(scope):
-                    await self._serve(scope, receive, send, IMAGE_PATH, query)
-                    return
+                if query is not None:
+                    request = _HotRequest(scope, receive)
+                    if not wants_json(request, None):  # a URL response mints: the framework's
+                        await self._serve(request, receive, send, IMAGE_PATH, query)
+                        return
         await self.app(scope, receive, send)
 
     async def _serve(
-        self, scope: Scope, receive: Receive, send: Send, route: str, what: str | dict[str, Any]
+        self,
+        request: Request,
+        receive: Receive,
+        send: Send,
+        route: str,
+        what: str | dict[str, Any],
     ) -> None:
         """Serve a delivery token or an image query, with the middlewares' request id and
         metrics and the exception handlers' problem documents."""
         started = time.perf_counter()
+        scope = request.scope
         scope["app"] = self.fastapi
-        request = _HotRequest(scope, receive)
         request_id = accepted_request_id(request.headers.get(REQUEST_ID_HEADER))
         # what the endpoints may read from the request's state, set before they ask (a missing
         # attribute is a raised AttributeError each time)
-        scope["state"] = {"request_id": request_id, "rate_headers": {}, "ignored_parameters": ()}
+        scope.setdefault("state", {}).update(
+            request_id=request_id, rate_headers={}, ignored_parameters=()
+        )
         services: Services = self.fastapi.state.services
         try:
             if isinstance(what, str):
@@ -153,8 +163,3 @@ class HotPaths:
         finally:
             seconds = time.perf_counter() - started
             observer.observe(scope, request_id, route, response.status_code, seconds)
-
-
-def _accepts_json(scope: Scope) -> bool:
-    """A JSON `Accept` asks for a signed URL (a mint): the framework's path serves it."""
-    return wants_json(Request(scope), None)

@@ -9,9 +9,13 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
 - writes are grouped: the writes of one event-loop turn share one transaction, each in a
   savepoint of its own, so a burst of paid requests pays for one commit;
 - a write never waits inside SQLite (busy timeout 0), which would stall the event loop: while
-  another connection holds the write lock, the batch retries from the loop.
+  another connection holds the write lock, the batch retries from the loop;
+- WAL checkpoints (copying the log into the database file) run in a worker thread;
+- `ReadCache` keeps the rows every request reads while no connection has committed anything
+  that could change them.
 
-Nothing here yields to the event loop, so one connection serves every request of a process.
+No statement yields to the event loop halfway, so one connection serves every request of a
+process (a write waits only for its batch's commit).
 """
 
 from __future__ import annotations

@@ -7,10 +7,13 @@ Measures with wrk (50 connections, loopback):
      counted against its rate windows and billed one credit (keys rotate over 50 accounts);
   3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant;
 for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn, granian) and,
-with `--before REF`, for the tree of an earlier commit (under uvicorn), then nginx again.
-Writes the figures and ratios into the `## Serving` section of bench/RESULTS.md.
+with `--before REF`, for the tree of an earlier commit (under uvicorn). Every row is measured
+once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the ratio of
+medians to nginx's, and each round's ratio range. Writes it into the `## Serving` section of
+bench/RESULTS.md.
 
-Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50] [--before REF]`
+Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50] [--rounds 3]
+[--before REF]`
 (installs wrk and nginx from Debian when missing and running as root).
 """
 
@@ -24,6 +27,7 @@ import platform
 import re
 import shutil
 import socket
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -216,71 +220,93 @@ def checkout(ref: str, into: Path) -> Path:
     return into / "src"
 
 
-def measure(carimg: Carimg, work: Path, args: argparse.Namespace) -> tuple[list[Run], int]:
-    """Keyed images and delivery of one build; returns the runs and the debits the keyed run
-    wrote."""
-    data_dir = work / carimg.label.replace(" ", "-") / "var"
+@dataclass
+class Served:
+    """A build's server, up, with its keys and its delivery URL."""
+
+    build: Carimg
+    process: subprocess.Popen[bytes]
+    data_dir: Path
+    keyed_url: str
+    delivery_url: str
+    keys_file: Path
+    lua: Path
+
+
+def serve(build: Carimg, work: Path) -> Served:
+    """Start one build on a database of its own; its variant rendered, a URL minted."""
+    data_dir = work / build.label.replace(" ", "-").replace("/", "-") / "var"
     keys = asyncio.run(prepare(data_dir))
     keys_file = data_dir.parent / "keys.txt"
     keys_file.write_text("\n".join(keys) + "\n")
     lua = data_dir.parent / "keys.lua"
     lua.write_text(KEY_ROTATION_LUA)
     port = free_port()
-    server = start_server(data_dir, port, carimg.server, carimg.source)
-    try:
-        base = f"http://127.0.0.1:{port}"
-        auth = {"Authorization": f"Bearer {keys[0]}"}
-        httpx.get(f"{base}/api/v1/images/car", params=VARIANT, headers=auth, timeout=120)
-        minted = httpx.post(
-            f"{base}/api/v1/image-urls", json={**VARIANT, "ttl_seconds": 86400}, headers=auth
-        )
-        minted.raise_for_status()
-        delivery_url = minted.json()["data"][0]["url"]
-        httpx.get(delivery_url).raise_for_status()
-        query = "&".join(f"{k}={v}" for k, v in VARIANT.items())
-        before = asyncio.run(debits(data_dir))
-        keyed = wrk(
-            f"keyed image, {carimg.label}",
-            f"{base}/api/v1/images/car?{query}",
-            args.seconds,
-            args.connections,
-            script=lua,
-            env={"CARIMG_BENCH_KEYS": str(keys_file)},
-        )
-        billed = asyncio.run(debits(data_dir)) - before
-        delivery = wrk(
-            f"signed URL (unlimited, cached), {carimg.label}",
-            delivery_url,
-            args.seconds,
-            args.connections,
-        )
-    finally:
-        server.terminate()
-        server.wait(timeout=30)
-    return [keyed, delivery], billed
+    process = start_server(data_dir, port, build.server, build.source)
+    base = f"http://127.0.0.1:{port}"
+    auth = {"Authorization": f"Bearer {keys[0]}"}
+    httpx.get(f"{base}/api/v1/images/car", params=VARIANT, headers=auth, timeout=120)
+    minted = httpx.post(
+        f"{base}/api/v1/image-urls", json={**VARIANT, "ttl_seconds": 86400}, headers=auth
+    )
+    minted.raise_for_status()
+    delivery_url = minted.json()["data"][0]["url"]
+    httpx.get(delivery_url).raise_for_status()
+    query = "&".join(f"{k}={v}" for k, v in VARIANT.items())
+    keyed_url = f"{base}/api/v1/images/car?{query}"
+    return Served(build, process, data_dir, keyed_url, delivery_url, keys_file, lua)
 
 
-def write_results(runs: list[Run], billing: list[str], args: argparse.Namespace) -> None:
-    nginx = runs[0]
+def measure(served: Served, args: argparse.Namespace) -> tuple[Run, Run, int]:
+    """One round of keyed images and delivery loads; also the debits the keyed run wrote."""
+    label = served.build.label
+    before = asyncio.run(debits(served.data_dir))
+    keyed = wrk(
+        f"keyed image, {label}",
+        served.keyed_url,
+        args.seconds,
+        args.connections,
+        script=served.lua,
+        env={"CARIMG_BENCH_KEYS": str(served.keys_file)},
+    )
+    billed = asyncio.run(debits(served.data_dir)) - before
+    delivery = wrk(
+        f"signed URL (unlimited, cached), {label}",
+        served.delivery_url,
+        args.seconds,
+        args.connections,
+    )
+    return keyed, delivery, billed
+
+
+def write_results(rounds: list[list[Run]], billing: list[str], args: argparse.Namespace) -> None:
+    """One row per measurement: medians over the rounds; the ratio of medians to nginx's, and
+    the lowest and highest ratio to the nginx run of the same round."""
     lines = [
         "## Serving",
         "",
         f"Measured {datetime.date.today().isoformat()} on {platform.machine()} "
         f"({os.cpu_count()} cores, shared by server, nginx and wrk), Python "
         f"{platform.python_version()}, `bench/serve.py --seconds {args.seconds} "
-        f"--connections {args.connections}"
+        f"--connections {args.connections} --rounds {args.rounds}"
         + (f" --before {args.before}" if args.before else "")
         + f"`: wrk -t2 -c{args.connections}, loopback, one carimg process (SQLite) per row, "
-        "nginx 1 worker, the same 256 px WebP bytes, every row in this one run.",
+        "nginx 1 worker, the same 256 px WebP bytes; every row measured once per round, the "
+        "rounds one after the other in this one run.",
         "",
-        "| what | requests/s | vs nginx | p50 ms | p99 ms | non-2xx |",
-        "|---|---|---|---|---|---|",
+        "| what | requests/s (median) | vs nginx | per round | p50 ms | p99 ms | non-2xx |",
+        "|---|---|---|---|---|---|---|",
     ]
-    for run in runs:
-        ratio = run.requests_per_second / nginx.requests_per_second
+    nginx = statistics.median(r[0].requests_per_second for r in rounds)
+    for index, run in enumerate(rounds[0]):
+        runs = [r[index] for r in rounds]
+        rate = statistics.median(x.requests_per_second for x in runs)
+        ratios = [r[index].requests_per_second / r[0].requests_per_second for r in rounds]
         lines.append(
-            f"| {run.name} | {run.requests_per_second:,.0f} | {ratio:.1%} | {run.p50_ms:.2f} | "
-            f"{run.p99_ms:.2f} | {run.errors} |"
+            f"| {run.name} | {rate:,.0f} | {rate / nginx:.1%} | "
+            f"{min(ratios):.1%}–{max(ratios):.1%} | "
+            f"{statistics.median(x.p50_ms for x in runs):.2f} | "
+            f"{statistics.median(x.p99_ms for x in runs):.2f} | {sum(x.errors for x in runs)} |"
         )
     lines += [
         "",
@@ -302,6 +328,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", help="also measure this commit's tree (under uvicorn)")
     args = parser.parse_args()
     ensure_tools()
@@ -311,6 +338,7 @@ def main() -> None:
         source = checkout(args.before, work / "before")
         builds.insert(0, Carimg(f"before ({args.before}, uvicorn)", "uvicorn", source))
     nginx = None
+    servers: list[Served] = []
     try:
         static = work / "nginx" / "static"
         static.mkdir(parents=True)
@@ -320,19 +348,28 @@ def main() -> None:
         conf = work / "nginx" / "nginx.conf"
         conf.write_text(NGINX_CONF.format(user=user, root=work / "nginx", port=nginx_port))
         nginx = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work / "nginx")])
-        time.sleep(0.5)
+        servers = [serve(build, work) for build in builds]  # all up; an idle one costs nothing
         static_url = f"http://127.0.0.1:{nginx_port}/car.webp"
-        runs = [wrk("nginx static file", static_url, args.seconds, args.connections)]
-        billing = []
-        for build in builds:
-            measured, billed = measure(build, work, args)
-            runs += measured
-            billing.append(
-                f"{build.label}: {billed:,} debits for {measured[0].requests:,} requests"
-            )
-        runs.append(wrk("nginx static file (again)", static_url, args.seconds, args.connections))
-        write_results(runs, billing, args)
+        rounds: list[list[Run]] = []
+        billed = dict.fromkeys((s.build.label for s in servers), 0)
+        keyed_requests = dict(billed)
+        for _ in range(args.rounds):
+            runs = [wrk("nginx static file", static_url, args.seconds, args.connections)]
+            for served in servers:
+                keyed, delivery, debited = measure(served, args)
+                runs += [keyed, delivery]
+                billed[served.build.label] += debited
+                keyed_requests[served.build.label] += keyed.requests
+            rounds.append(runs)
+        billing = [
+            f"{label}: {billed[label]:,} debits for {keyed_requests[label]:,} requests"
+            for label in billed
+        ]
+        write_results(rounds, billing, args)
     finally:
+        for served in servers:
+            served.process.terminate()
+            served.process.wait(timeout=30)
         if nginx is not None:
             nginx.terminate()
         shutil.rmtree(work, ignore_errors=True)

@@ -1,9 +1,9 @@
 """`carimg serve` under granian (`--server granian` or CARIMG_SERVER=granian) on a real process:
-the same service and the same operations promises as under uvicorn."""
+the same service and the same operations promises as under uvicorn (the stop and the metrics
+of several workers are tested for both servers in test_operations.py)."""
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -86,42 +86,6 @@ def test_carimg_server_granian_selects_granian(tmp_path: Path) -> None:
         stop(running)
 
 
-def test_under_granian_sigterm_lets_a_request_in_flight_finish_then_exits_0(
-    tmp_path: Path,
-) -> None:
-    running = start(tmp_path, "--server", "granian")
-    key = new_key(running.server, "granian-shutdown@example.com")
-    port = int(running.server.url.rsplit(":", 1)[1])
-    body = json.dumps({"query": "2020 toyota camry"}).encode()
-    head = (
-        f"POST /api/v1/images/resolve HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
-        f"Authorization: Bearer {key}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(body)}\r\n\r\n"
-    ).encode()
-    with socket.create_connection(("127.0.0.1", port), timeout=30) as client:
-        client.sendall(head + body[:10])  # the handler is now waiting for the rest of the body
-        time.sleep(0.5)
-        running.process.send_signal(signal.SIGTERM)
-        deadline = time.monotonic() + 10
-        while time.monotonic() < deadline:  # the server stops accepting connections
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=1).close()
-                time.sleep(0.1)
-            except OSError:
-                break
-        else:
-            pytest.fail("the server kept accepting connections after SIGTERM")
-        assert running.process.poll() is None  # still running: a request is in flight
-        client.sendall(body[10:])
-        response = b""
-        while chunk := client.recv(65536):
-            response += chunk
-    status_line, _, rest = response.partition(b"\r\n")
-    assert status_line == b"HTTP/1.1 200 OK"
-    assert b'"confidence"' in rest
-    assert running.process.wait(timeout=30) == 0
-
-
 @pytest.mark.parametrize("server", ["uvicorn", "granian"])
 def test_a_stop_runs_the_lifespan_shutdown_which_closes_the_database(
     tmp_path: Path, server: str
@@ -152,31 +116,6 @@ def test_a_request_in_flight_past_the_shutdown_timeout_does_not_hold_the_stop(
         assert running.process.poll() is None  # the request in flight holds the stop a while
         assert running.process.wait(timeout=15) == 0
     assert time.monotonic() - started < 5
-
-
-def test_under_granian_metrics_of_several_worker_processes_add_up(tmp_path: Path) -> None:
-    shared = tmp_path / "metrics"
-    running = start(
-        tmp_path, "--server", "granian", "--workers", "2", PROMETHEUS_MULTIPROC_DIR=str(shared)
-    )
-    try:
-        requests = 30
-        for _ in range(requests):  # a new connection each: the kernel spreads them
-            with httpx.Client() as client:
-                assert client.get(f"{running.server.url}/api/v1/images/options").is_success
-        pids = {path.stem.rsplit("_", 1)[1] for path in shared.glob("counter_*.db")}
-        assert len(pids) == 2, "both worker processes served and counted"
-        line = (
-            'carimg_http_requests_total{method="GET",route="/api/v1/images/options",status="200"}'
-        )
-        for _ in range(4):  # whichever process answers the scrape reports the sum of both
-            with httpx.Client() as client:
-                text = client.get(f"{running.server.url}/metrics").text
-            counts = [row for row in text.splitlines() if row.startswith(line)]
-            assert counts == [f"{line} {float(requests)}"]
-    finally:
-        assert stop(running) == 0
-    assert running.log.read_text().count("Spawning worker-") == 2
 
 
 @pytest.mark.parametrize(

@@ -10,7 +10,7 @@ from sqlalchemy import bindparam, select, update
 
 from carimg.domain.clock import FixedClock
 from carimg.store.db import Database
-from carimg.store.inline import Statement, WriteLockBusy
+from carimg.store.inline import InlineSqlite, ReadCache, Statement, WriteLockBusy
 from carimg.store.ledger import LedgerStore
 from carimg.store.tables import accounts
 from tests.store.conftest import NewAccount
@@ -169,3 +169,47 @@ async def test_a_debit_queues_on_the_regular_path_while_another_connection_write
     await holder
     assert (applied, balance) == (True, 99)
     assert await db.first(STATUS, id=account_id) == {"status": "active"}
+
+
+@sqlite_only
+async def test_a_cached_row_is_read_again_after_this_connection_writes_its_table(
+    db: Database, database_url: str, new_account: NewAccount
+) -> None:
+    inline = db.inline
+    assert inline is not None
+    account_id = await new_account(100)
+    cache: ReadCache[str] = ReadCache(inline, ("accounts",))
+
+    def plan() -> str | None:
+        row = inline.first(PLAN, id=account_id)
+        return None if row is None else str(row["plan"])
+
+    assert cache.read(account_id, plan) == "free"
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    assert cache.read(account_id, plan) == "pro"
+
+
+@sqlite_only
+async def test_the_inline_connection_checkpoints_in_a_worker_thread(
+    db: Database, database_url: str, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    inline = db.inline
+    assert inline is not None
+    account_id = await new_account(100)
+    assert inline._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    monkeypatch.setattr("carimg.store.inline.CHECKPOINT_EVERY", 3)
+    threads: list[threading.Thread] = []
+    checkpoint = InlineSqlite._checkpoint
+
+    def recorded(self: InlineSqlite) -> None:
+        threads.append(threading.current_thread())
+        checkpoint(self)
+
+    monkeypatch.setattr(InlineSqlite, "_checkpoint", recorded)
+    for plan in ("pro", "free", "pro"):  # three commits
+        await inline.write(lambda p=plan: inline.execute(SET_PLAN, id=account_id, plan_name=p))
+    for _ in range(100):
+        if threads:
+            break
+        await asyncio.sleep(0.01)
+    assert threads and threads[0] is not threading.main_thread()

@@ -125,7 +125,6 @@ class DeliveryUrls:
         self._budget = budget
         self._accounts = accounts
         self._clock = clock
-        self._specs: dict[str, ImageSpec] = {}
 
     # -- minting --------------------------------------------------------------------------------
 
@@ -270,12 +269,8 @@ class DeliveryUrls:
         return ends, reference if charged else ""
 
     async def _spec(self, row: DeliveryUrlRow) -> ImageSpec:
-        spec = self._specs.get(row.id)  # a URL's parameters never change: parse them once
-        if spec is None:
-            if len(self._specs) >= 20_000:
-                self._specs.clear()
-            spec = self._specs[row.id] = parse_image_request(self._catalog, row.params)
-        return await self._renderer.current(spec)
+        # parse_image_request remembers specs: a URL's parameters are parsed once
+        return await self._renderer.current(parse_image_request(self._catalog, row.params))
 
     async def load(
         self,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+import fcntl
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -111,10 +113,24 @@ def _alembic_config(connection: Connection) -> Config:
 
 
 async def migrate(engine: AsyncEngine) -> None:
-    """Bring the schema to the newest migration (idempotent)."""
+    """Bring the schema to the newest migration (idempotent). Server processes started
+    together (`serve --workers N`) migrate one at a time; the others then find nothing to do."""
+    database = engine.url.database if engine.dialect.name == "sqlite" else None
+    if database and database != ":memory:":
+        # SQLite runs DDL outside a transaction: a lock file beside the database serialises it
+        with open(f"{database}.migrate-lock", "a") as lock:
+            await asyncio.to_thread(fcntl.flock, lock, fcntl.LOCK_EX)
+            try:
+                await _upgrade(engine)
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+        return
+    await _upgrade(engine)
+
+
+async def _upgrade(engine: AsyncEngine) -> None:
     async with engine.begin() as connection:
         if connection.dialect.name == "postgresql":
-            # Server processes of a fleet start together: one migrates, the others wait for it
-            # (the lock ends with this transaction) and then find nothing left to do.
+            # the lock ends with this transaction
             await connection.execute(text("SELECT pg_advisory_xact_lock(7242012)"))
         await connection.run_sync(lambda sync: command.upgrade(_alembic_config(sync), "head"))

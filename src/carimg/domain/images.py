@@ -11,7 +11,6 @@ import hashlib
 import io
 import logging
 import time
-import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -26,6 +25,7 @@ from carimg import metrics
 from carimg.domain.clock import Clock
 from carimg.domain.errors import RenderFailed, Unavailable
 from carimg.domain.etags import etag_matches
+from carimg.domain.ids import ordered_hex
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
@@ -325,7 +325,7 @@ class ImageService:
         self, account: Account, spec: ImageSpec, request_id: str, counted: list[str]
     ) -> tuple[int, str]:
         """Debit one image and record the delivery (and plan usage, into `counted`) with it."""
-        reference = f"debit:image:{uuid.uuid4().hex}"
+        reference = f"debit:image:{ordered_hex(10)}"  # appended to the unique index
         now = self._clock.now()
 
         delivery = (request_id, account.id, spec.vehicle.id, spec.view, spec.color, now)

@@ -80,10 +80,15 @@ async def _median_seconds(
     calls: dict[str, Callable[[], Awaitable[object]]], rounds: int
 ) -> dict[str, float]:
     samples: dict[str, list[float]] = {name: [] for name in calls}
-    for _ in range(rounds):  # interleaved, so load on the machine hits every kind alike
-        for name, call in calls.items():
+    names = list(calls)
+    for round_ in range(rounds):
+        # interleaved, so load on the machine hits every kind alike, and rotated, so whatever
+        # one call leaves behind (deferred work, a switch to another thread) delays each kind
+        # alike instead of always the kind after it
+        shift = round_ % len(names)
+        for name in names[shift:] + names[:shift]:
             started = time.perf_counter()
-            await call()
+            await calls[name]()
             samples[name].append(time.perf_counter() - started)
     return {name: statistics.median(values) for name, values in samples.items()}
 

@@ -6,8 +6,9 @@ Measures with wrk (50 connections, loopback):
   2. `GET /api/v1/images/car` for that cached variant, every request authenticated with a key,
      counted against its rate windows and billed one credit (keys rotate over 50 accounts);
   3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant;
-for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn, granian) and,
-with `--before REF`, for the tree of an earlier commit (under uvicorn). Every row is measured
+for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn on asyncio's
+loop and on uvloop, granian on uvloop) and, with `--before REF`, for the tree of an earlier
+commit (under uvicorn, on the loop that tree picks). Every row is measured
 once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the ratio of
 medians to nginx's, and each round's ratio range. Writes it into the `## Serving` section of
 bench/RESULTS.md.
@@ -174,16 +175,16 @@ async def debits(data_dir: Path) -> int:
     return int(total or 0)
 
 
-def start_server(
-    data_dir: Path, port: int, server: str, source: Path | None = None
-) -> subprocess.Popen[bytes]:
-    """`carimg serve` on SQLite in `data_dir`; `source`: another tree's src/ to run instead."""
+def start_server(data_dir: Path, port: int, build: Carimg) -> subprocess.Popen[bytes]:
+    """`carimg serve` on SQLite in `data_dir`; a build with a `source` runs that tree's src/."""
     env = {
         **os.environ,
         "CARIMG_DATA_DIR": str(data_dir),
         "CARIMG_BASE_URL": f"http://127.0.0.1:{port}",
         "CARIMG_LOG_LEVEL": "warning",
+        "CARIMG_EVENT_LOOP": build.event_loop,
     }
+    server, source = build.server, build.source
     command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
     if source is None:
         command += ["--server", server]
@@ -203,11 +204,12 @@ def start_server(
 
 @dataclass
 class Carimg:
-    """One carimg build under one server, with its own database."""
+    """One carimg build under one server (and event loop), with its own database."""
 
     label: str
     server: str
     source: Path | None = None
+    event_loop: str = "auto"
 
 
 def checkout(ref: str, into: Path) -> Path:
@@ -242,7 +244,7 @@ def serve(build: Carimg, work: Path) -> Served:
     lua = data_dir.parent / "keys.lua"
     lua.write_text(KEY_ROTATION_LUA)
     port = free_port()
-    process = start_server(data_dir, port, build.server, build.source)
+    process = start_server(data_dir, port, build)
     base = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"Bearer {keys[0]}"}
     httpx.get(f"{base}/api/v1/images/car", params=VARIANT, headers=auth, timeout=120)
@@ -333,7 +335,11 @@ def main() -> None:
     args = parser.parse_args()
     ensure_tools()
     work = Path(tempfile.mkdtemp(prefix="carimg-bench-"))
-    builds = [Carimg("uvicorn", "uvicorn"), Carimg("granian", "granian")]
+    builds = [
+        Carimg("uvicorn", "uvicorn"),  # on asyncio's own loop, its default
+        Carimg("uvicorn on uvloop", "uvicorn", event_loop="uvloop"),
+        Carimg("granian", "granian"),  # on uvloop, its default
+    ]
     if args.before:
         source = checkout(args.before, work / "before")
         builds.insert(0, Carimg(f"before ({args.before}, uvicorn)", "uvicorn", source))

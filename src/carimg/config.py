@@ -132,6 +132,12 @@ class Settings(BaseSettings):
         description="HTTP server of `carimg serve` (its `--server` option overrides this): "
         "`uvicorn`, or `granian` (Rust; faster on the hot image routes).",
     )
+    event_loop: Literal["auto", "asyncio", "uvloop"] = Field(
+        default="auto",
+        description="Event loop of `carimg serve`'s processes. `auto`: asyncio's own under "
+        "uvicorn (under load, uvloop's p99 there was several times asyncio's at the same "
+        "throughput), uvloop under granian when installed (faster there, with the same p99).",
+    )
     log_level: str = Field(default="info", description="uvicorn log level.")
     s3_bucket: str | None = Field(
         default=None,

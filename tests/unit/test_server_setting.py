@@ -1,4 +1,4 @@
-"""CARIMG_SERVER: which HTTP server `carimg serve` runs."""
+"""CARIMG_SERVER and CARIMG_EVENT_LOOP: which HTTP server and event loop `carimg serve` runs."""
 
 from __future__ import annotations
 
@@ -22,4 +22,63 @@ def test_carimg_server_granian_selects_granian(monkeypatch: pytest.MonkeyPatch) 
 def test_an_unknown_server_is_rejected(monkeypatch: pytest.MonkeyPatch, name: str) -> None:
     monkeypatch.setenv("CARIMG_SERVER", name)
     with pytest.raises(ValidationError, match="'uvicorn' or 'granian'"):
+        Settings()
+
+
+def _loop(monkeypatch: pytest.MonkeyPatch, value: str | None, server: str) -> str:
+    from carimg.cli.serve import event_loop
+
+    if value is None:
+        monkeypatch.delenv("CARIMG_EVENT_LOOP", raising=False)
+    else:
+        monkeypatch.setenv("CARIMG_EVENT_LOOP", value)
+    return event_loop(Settings(), server)
+
+
+def test_uvicorn_runs_on_asyncio_s_own_loop_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _loop(monkeypatch, None, "uvicorn") == "asyncio"
+
+
+def test_granian_runs_on_uvloop_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _loop(monkeypatch, None, "granian") == "uvloop"
+
+
+@pytest.mark.parametrize("server", ["uvicorn", "granian"])
+@pytest.mark.parametrize("value", ["asyncio", "uvloop"])
+def test_carimg_event_loop_picks_the_loop_under_either_server(
+    monkeypatch: pytest.MonkeyPatch, value: str, server: str
+) -> None:
+    assert _loop(monkeypatch, value, server) == value
+
+
+def test_auto_falls_back_to_asyncio_where_uvloop_is_missing(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
+    )
+    assert _loop(monkeypatch, None, "granian") == "asyncio"
+
+
+def test_asking_for_uvloop_where_it_is_missing_is_a_usage_error(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.util
+
+    import typer
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
+    )
+    with pytest.raises(typer.BadParameter, match="uvloop is not installed"):
+        _loop(monkeypatch, "uvloop", "uvicorn")
+
+
+def test_an_unknown_event_loop_is_rejected(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("CARIMG_EVENT_LOOP", "tokio")
+    with pytest.raises(ValidationError, match="'auto', 'asyncio' or 'uvloop'"):
         Settings()

@@ -11,7 +11,6 @@ from carimg.config import Settings
 if TYPE_CHECKING:
     from collections.abc import Callable
 
-    from granian.constants import Loops
     from granian.log import LogLevels
 
 APP = "carimg.app:create_app_from_env"  # a factory: each server process builds its own app
@@ -97,6 +96,7 @@ def _run_uvicorn(settings: Settings, host: str, port: int, workers: int) -> None
         access_log=False,  # carimg.access logs each request with its id and route
         proxy_headers=False,
         timeout_graceful_shutdown=settings.shutdown_timeout,
+        loop=event_loop(settings, "uvicorn"),
     )
 
 
@@ -105,7 +105,7 @@ def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None
     stops accepting, finishes the requests in flight, runs the app's lifespan shutdown and exits;
     one still busy after `shutdown_timeout` seconds is killed. Then `serve()` returns (status 0).
     X-Forwarded-* headers are not read (granian only does behind its opt-in proxy wrapper)."""
-    from granian.constants import Interfaces
+    from granian.constants import Interfaces, Loops
     from granian.server import Server
 
     log_config = _log_config(settings)
@@ -119,7 +119,7 @@ def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None
         port=port,
         interface=Interfaces.ASGI,  # with lifespan: the app's startup and shutdown run
         workers=workers,
-        loop=_event_loop(),
+        loop=Loops(event_loop(settings, "granian")),
         websockets=False,  # the app has no WebSocket route
         log_enabled=True,
         log_level=_granian_log_level(settings.log_level),
@@ -135,13 +135,19 @@ _RUNNERS: dict[str, Callable[[Settings, str, int, int], None]] = {
 }
 
 
-def _event_loop() -> Loops:
-    """uvloop when installed, else asyncio: what uvicorn's `loop="auto"` picks."""
+def event_loop(settings: Settings, server: str) -> str:
+    """`CARIMG_EVENT_LOOP` for `server`: `auto` is what measured best under it (asyncio's own
+    loop under uvicorn, uvloop when installed under granian; see bench/RESULTS.md)."""
     import importlib.util
 
-    from granian.constants import Loops
-
-    return Loops.uvloop if importlib.util.find_spec("uvloop") else Loops.asyncio
+    choice = settings.event_loop
+    if choice == "auto":
+        choice = "uvloop" if server == "granian" else "asyncio"
+    if choice == "uvloop" and importlib.util.find_spec("uvloop") is None:
+        if settings.event_loop == "uvloop":
+            raise typer.BadParameter("CARIMG_EVENT_LOOP: uvloop is not installed")
+        choice = "asyncio"
+    return choice
 
 
 def _granian_log_level(level: str) -> LogLevels:

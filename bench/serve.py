@@ -6,9 +6,9 @@ Measures with wrk (50 connections, loopback):
   2. `GET /api/v1/images/car` for that cached variant, every request authenticated with a key,
      counted against its rate windows and billed one credit (keys rotate over 50 accounts);
   3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant;
-for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn on asyncio's
-loop and on uvloop, granian on uvloop) and, with `--before REF`, for the tree of an earlier
-commit (under uvicorn, on the loop that tree picks). Every row is measured
+for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn on uvloop and
+on asyncio's own loop, granian on uvloop) and, with `--before REF`, for the tree of an earlier
+commit (under uvicorn). Every row is measured
 once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the ratio of
 medians to nginx's, and each round's ratio range. Writes it into the `## Serving` section of
 bench/RESULTS.md.
@@ -336,9 +336,9 @@ def main() -> None:
     ensure_tools()
     work = Path(tempfile.mkdtemp(prefix="carimg-bench-"))
     builds = [
-        Carimg("uvicorn", "uvicorn"),  # on asyncio's own loop, its default
-        Carimg("uvicorn on uvloop", "uvicorn", event_loop="uvloop"),
-        Carimg("granian", "granian"),  # on uvloop, its default
+        Carimg("uvicorn", "uvicorn"),  # on uvloop, the default
+        Carimg("uvicorn on asyncio's loop", "uvicorn", event_loop="asyncio"),
+        Carimg("granian", "granian"),
     ]
     if args.before:
         source = checkout(args.before, work / "before")

@@ -134,9 +134,9 @@ class Settings(BaseSettings):
     )
     event_loop: Literal["auto", "asyncio", "uvloop"] = Field(
         default="auto",
-        description="Event loop of `carimg serve`'s processes. `auto`: asyncio's own under "
-        "uvicorn (under load, uvloop's p99 there was several times asyncio's at the same "
-        "throughput), uvloop under granian when installed (faster there, with the same p99).",
+        description="Event loop of `carimg serve`'s processes. `auto`: uvloop when installed, "
+        "else asyncio's own. Under uvicorn at saturation, asyncio's loop served about a tenth "
+        "less but cut the p99 of delivery loads about fourfold (see bench/RESULTS.md).",
     )
     log_level: str = Field(default="info", description="uvicorn log level.")
     s3_bucket: str | None = Field(

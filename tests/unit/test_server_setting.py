@@ -35,12 +35,11 @@ def _loop(monkeypatch: pytest.MonkeyPatch, value: str | None, server: str) -> st
     return event_loop(Settings(), server)
 
 
-def test_uvicorn_runs_on_asyncio_s_own_loop_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _loop(monkeypatch, None, "uvicorn") == "asyncio"
-
-
-def test_granian_runs_on_uvloop_unless_set(monkeypatch: pytest.MonkeyPatch) -> None:
-    assert _loop(monkeypatch, None, "granian") == "uvloop"
+@pytest.mark.parametrize("server", ["uvicorn", "granian"])
+def test_both_servers_run_on_uvloop_unless_set(
+    monkeypatch: pytest.MonkeyPatch, server: str
+) -> None:
+    assert _loop(monkeypatch, None, server) == "uvloop"
 
 
 @pytest.mark.parametrize("server", ["uvicorn", "granian"])

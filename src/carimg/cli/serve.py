@@ -136,18 +136,16 @@ _RUNNERS: dict[str, Callable[[Settings, str, int, int], None]] = {
 
 
 def event_loop(settings: Settings, server: str) -> str:
-    """`CARIMG_EVENT_LOOP` for `server`: `auto` is what measured best under it (asyncio's own
-    loop under uvicorn, uvloop when installed under granian; see bench/RESULTS.md)."""
+    """`CARIMG_EVENT_LOOP` for `server`: `auto` is uvloop when installed (the faster loop under
+    both servers), else asyncio's own."""
     import importlib.util
 
-    choice = settings.event_loop
-    if choice == "auto":
-        choice = "uvloop" if server == "granian" else "asyncio"
-    if choice == "uvloop" and importlib.util.find_spec("uvloop") is None:
-        if settings.event_loop == "uvloop":
-            raise typer.BadParameter("CARIMG_EVENT_LOOP: uvloop is not installed")
-        choice = "asyncio"
-    return choice
+    installed = importlib.util.find_spec("uvloop") is not None
+    if settings.event_loop == "uvloop" and not installed:
+        raise typer.BadParameter(f"CARIMG_EVENT_LOOP: uvloop is not installed (for {server})")
+    if settings.event_loop == "auto":
+        return "uvloop" if installed else "asyncio"
+    return settings.event_loop
 
 
 def _granian_log_level(level: str) -> LogLevels:

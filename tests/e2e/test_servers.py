@@ -1,6 +1,7 @@
 """`carimg serve` under granian (`--server granian` or CARIMG_SERVER=granian) on a real process:
 the same service and the same operations promises as under uvicorn (the stop and the metrics
-of several workers are tested for both servers in test_operations.py)."""
+of several workers are tested for both servers in test_operations.py), and CARIMG_EVENT_LOOP
+choosing the event loop the server runs."""
 
 from __future__ import annotations
 
@@ -139,3 +140,21 @@ def test_an_unknown_server_is_a_clear_error_with_a_non_zero_exit(
     assert done.returncode == 2
     assert shown in done.stderr and "granian" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def _uvloop_mapped(pid: int) -> bool:
+    """Whether uvloop's compiled loop is loaded in the process (Linux: its memory maps)."""
+    return "uvloop/loop." in Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc (Linux)")
+@pytest.mark.parametrize(("choice", "uvloop"), [("asyncio", False), ("auto", True)])
+def test_carimg_event_loop_picks_the_loop_uvicorn_runs(
+    tmp_path: Path, choice: str, uvloop: bool
+) -> None:
+    running = start(tmp_path, CARIMG_EVENT_LOOP=choice)
+    try:
+        assert httpx.get(f"{running.server.url}/api/health").status_code == 200
+        assert _uvloop_mapped(running.process.pid) is uvloop
+    finally:
+        stop(running)

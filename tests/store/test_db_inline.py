@@ -27,6 +27,13 @@ CREATED = Statement(select(accounts.c.created_at).where(accounts.c.id == bindpar
 sqlite_only = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
+@pytest.fixture
+def inline(db: Database, database_url: str) -> InlineSqlite:
+    """The database's inline connection (tests using it are `sqlite_only`)."""
+    assert db.inline is not None
+    return db.inline
+
+
 async def test_point_read_sees_a_commit_from_another_connection_at_once(
     db: Database, new_account: NewAccount
 ) -> None:
@@ -71,26 +78,24 @@ async def test_sqlite_point_reads_run_on_the_loop_without_a_thread(
 
 @sqlite_only
 async def test_inline_write_gives_up_unwritten_when_another_connection_keeps_the_lock(
-    db: Database, database_url: str, new_account: NewAccount
+    db: Database, inline: InlineSqlite, new_account: NewAccount
 ) -> None:
-    assert db.inline is not None
     account_id = await new_account(100)
     ran: list[bool] = []
     async with db.write.begin() as conn:
         await conn.execute(update(accounts).where(accounts.c.id == account_id).values(credits=7))
         with pytest.raises(WriteLockBusy):
-            await db.inline.write(lambda: ran.append(True), patience=0.05)
+            await inline.write(lambda: ran.append(True), patience=0.05)
     assert ran == []
 
 
 @sqlite_only
 async def test_writes_of_one_loop_turn_share_one_commit(
-    db: Database, database_url: str, new_account: NewAccount, clock: FixedClock
+    db: Database, inline: InlineSqlite, new_account: NewAccount, clock: FixedClock
 ) -> None:
-    assert db.inline is not None
     account_id = await new_account(100)
     statements: list[str] = []
-    db.inline._conn.set_trace_callback(statements.append)
+    inline._conn.set_trace_callback(statements.append)
     store = LedgerStore(db)
     results = await asyncio.gather(
         *(
@@ -105,10 +110,8 @@ async def test_writes_of_one_loop_turn_share_one_commit(
 
 @sqlite_only
 async def test_a_failing_write_is_undone_alone(
-    db: Database, database_url: str, new_account: NewAccount
+    db: Database, inline: InlineSqlite, new_account: NewAccount
 ) -> None:
-    inline = db.inline
-    assert inline is not None
     ids = [await new_account(100) for _ in range(3)]
 
     def set_plan(account_id: str, fail: bool = False) -> int:
@@ -131,10 +134,8 @@ async def test_a_failing_write_is_undone_alone(
 
 @sqlite_only
 async def test_a_write_whose_request_is_gone_writes_nothing(
-    db: Database, database_url: str, new_account: NewAccount
+    inline: InlineSqlite, new_account: NewAccount
 ) -> None:
-    inline = db.inline
-    assert inline is not None
     account_id = await new_account(100)
     ran: list[bool] = []
     task = asyncio.create_task(inline.write(lambda: ran.append(True)))
@@ -173,10 +174,8 @@ async def test_a_debit_queues_on_the_regular_path_while_another_connection_write
 
 @sqlite_only
 async def test_a_cached_row_is_read_again_after_this_connection_writes_its_table(
-    db: Database, database_url: str, new_account: NewAccount
+    inline: InlineSqlite, new_account: NewAccount
 ) -> None:
-    inline = db.inline
-    assert inline is not None
     account_id = await new_account(100)
     cache: ReadCache[str] = ReadCache(inline, ("accounts",))
 
@@ -191,10 +190,8 @@ async def test_a_cached_row_is_read_again_after_this_connection_writes_its_table
 
 @sqlite_only
 async def test_the_inline_connection_checkpoints_in_a_worker_thread(
-    db: Database, database_url: str, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    inline = db.inline
-    assert inline is not None
     account_id = await new_account(100)
     assert inline._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
     monkeypatch.setattr("carimg.store.inline.CHECKPOINT_EVERY", 3)

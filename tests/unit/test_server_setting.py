@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import importlib.util
+
 import pytest
+import typer
 from pydantic import ValidationError
 
 from carimg.config import Settings
@@ -50,29 +53,26 @@ def test_carimg_event_loop_picks_the_loop_under_either_server(
     assert _loop(monkeypatch, value, server) == value
 
 
+@pytest.fixture
+def without_uvloop(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As if uvloop were not installed."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
+    )
+
+
+@pytest.mark.usefixtures("without_uvloop")
 def test_auto_falls_back_to_asyncio_where_uvloop_is_missing(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import importlib.util
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
-    )
     assert _loop(monkeypatch, None, "granian") == "asyncio"
 
 
+@pytest.mark.usefixtures("without_uvloop")
 def test_asking_for_uvloop_where_it_is_missing_is_a_usage_error(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import importlib.util
-
-    import typer
-
-    real = importlib.util.find_spec
-    monkeypatch.setattr(
-        importlib.util, "find_spec", lambda name: None if name == "uvloop" else real(name)
-    )
     with pytest.raises(typer.BadParameter, match="uvloop is not installed"):
         _loop(monkeypatch, "uvloop", "uvicorn")
 

@@ -25,6 +25,7 @@ def database_url(tmp_path: Path) -> str:
 
 
 def sample(name: str, **labels: str) -> float:
+    metrics.tally.flush()  # what /metrics does first: updates wait for the loop turn's end
     return REGISTRY.get_sample_value(name, labels) or 0.0
 
 

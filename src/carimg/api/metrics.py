@@ -40,6 +40,7 @@ async def get_metrics(request: Request, services: ServicesDep, settings: Setting
             metrics.RENDER_QUEUE_DEPTH.set(await asyncio.wait_for(queue.depth(), 1.0))
         except Exception:  # the scrape still answers; the gauge keeps its last value
             access_log.warning("render queue depth unavailable", exc_info=True)
+    metrics.tally.flush()  # this turn's requests too
     accept = request.headers.get("accept")
     body, content_type = await asyncio.to_thread(metrics.exposition, accept)
     return Response(body, media_type=content_type, headers={"Cache-Control": "no-store"})
@@ -59,8 +60,9 @@ def route_of(scope: Scope) -> str:
 
 
 class RequestObserver:
-    """Per request: one counter and one histogram update (label children cached) and one
-    access-log record with the request id, route, status and duration."""
+    """Per request: one counter and one histogram update (label children cached, applied at the
+    end of the event-loop turn by `metrics.tally`) and one access-log record with the request
+    id, route, status and duration."""
 
     def __init__(self) -> None:
         self._children: dict[tuple[str, str, int], tuple[Counter, Histogram]] = {}
@@ -70,8 +72,8 @@ class RequestObserver:
     ) -> None:
         method = scope["method"] if scope["method"] in _METHODS else "OTHER"
         counter, histogram = self._child(method, route, status)
-        counter.inc()
-        histogram.observe(seconds)
+        metrics.tally.inc(counter)
+        metrics.tally.observe(histogram, seconds)
         if access_log.isEnabledFor(logging.INFO):
             _log_access(scope, request_id, method, route, status, seconds)
 

@@ -10,8 +10,9 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from starlette.datastructures import Headers
 
-from carimg.api.hotpaths import HotPaths, plain_image_query
+from carimg.api.hotpaths import HotPaths, _IndexedHeaders, _PlainQueries, plain_image_query
 from carimg.services import Services
 from carimg.store.accounts import AccountStore
 from carimg.store.db import Database
@@ -90,6 +91,34 @@ def test_a_percent_encoded_plain_query_is_decoded() -> None:
 )
 def test_anything_unusual_is_left_to_the_framework(query: bytes) -> None:
     assert plain_image_query(query, ALLOWED) is None
+
+
+def test_indexed_headers_read_as_starlette_reads_them() -> None:
+    raw = [(b"accept", b"image/webp"), (b"x-request-id", b"abc"), (b"accept", b"*/*")]
+    scope = {"type": "http", "headers": raw}
+    indexed, plain = _IndexedHeaders(scope), Headers(scope=scope)
+    for name in ("Accept", "accept", "X-Request-Id", "origin"):
+        assert indexed.get(name) == plain.get(name)
+        assert (name in indexed) == (name in plain)
+    assert indexed["ACCEPT"] == "image/webp", "the first of repeated headers"
+    assert indexed.get("origin", "none") == "none"
+    with pytest.raises(KeyError):
+        indexed["origin"]
+
+
+def test_a_query_string_is_parsed_once_and_answered_alike_after() -> None:
+    queries = _PlainQueries(ALLOWED)
+    first = queries(b"make=toyota&model=camry&year=2020")
+    assert queries(b"make=toyota&model=camry&year=2020") is first
+    assert queries(b"make=toyota&colour=red") is None
+    assert queries(b"make=toyota&colour=red") is None
+
+
+def test_remembered_queries_are_bounded() -> None:
+    queries = _PlainQueries(ALLOWED, limit=3)
+    for year in range(2000, 2010):
+        assert queries(f"make=toyota&year={year}".encode()) == {"make": "toyota", "year": year}
+    assert len(queries._parsed) <= 3
 
 
 async def test_plain_image_and_delivery_requests_never_reach_the_framework(

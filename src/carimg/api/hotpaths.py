@@ -70,32 +70,52 @@ def plain_image_query(query_string: bytes, allowed: frozenset[str]) -> dict[str,
     return query
 
 
+class _PlainQueries:
+    """`plain_image_query`, remembered per query string: an integration sends the same few
+    queries over and over, and `parse_qsl` was one of the larger steps of a paid image's Python.
+    Callers get the same dict each time, so they must not change it."""
+
+    def __init__(self, allowed: frozenset[str], limit: int = 4_096) -> None:
+        self._allowed = allowed
+        self._limit = limit
+        self._parsed: dict[bytes, dict[str, Any] | None] = {}
+
+    def __call__(self, query_string: bytes) -> dict[str, Any] | None:
+        try:
+            return self._parsed[query_string]
+        except KeyError:
+            pass
+        query = plain_image_query(query_string, self._allowed)
+        if len(self._parsed) >= self._limit:  # bounded: clients choose the strings
+            self._parsed.clear()
+        self._parsed[query_string] = query
+        return query
+
+
 class _IndexedHeaders(Headers):
     """Headers looked up in a dict: each hot request asks for several headers it usually lacks,
-    and Starlette's list scan answers each of those with a raised KeyError."""
+    and Starlette's list scan answers each of those with a raised KeyError. The dict holds the
+    raw bytes (built in C, the first of repeated headers winning); a lookup decodes one value."""
 
     def __init__(self, scope: Scope) -> None:
         super().__init__(scope=scope)
-        self._first: dict[str, str] = {}
-        for name, value in reversed(self._list):  # the first of repeated headers wins
-            self._first[name.decode("latin-1")] = value.decode("latin-1")
+        self._first: dict[bytes, bytes] = dict(reversed(self._list))
 
     def __getitem__(self, key: str) -> str:
-        return self._first[key.lower()]
+        return self._first[key.lower().encode("latin-1")].decode("latin-1")
 
     def __contains__(self, key: object) -> bool:
-        return isinstance(key, str) and key.lower() in self._first
+        return isinstance(key, str) and key.lower().encode("latin-1") in self._first
 
     def get(self, key: str, default: Any = None) -> Any:
-        return self._first.get(key.lower(), default)
+        value = self._first.get(key.lower().encode("latin-1"))
+        return default if value is None else value.decode("latin-1")
 
 
 class _HotRequest(Request):
-    @property
-    def headers(self) -> Headers:
-        if not hasattr(self, "_headers"):
-            self._headers = _IndexedHeaders(self.scope)
-        return self._headers
+    def __init__(self, scope: Scope, receive: Receive) -> None:
+        super().__init__(scope, receive)
+        self._headers = _IndexedHeaders(scope)  # what `headers` returns
 
 
 class HotPaths:
@@ -105,6 +125,7 @@ class HotPaths:
         self.fastapi = fastapi
         self.app = app
         self._image_parameters = _image_route_parameters()
+        self._plain_query = _PlainQueries(self._image_parameters)
         self._unset = dict.fromkeys(self._image_parameters - {"response"})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -118,7 +139,7 @@ class HotPaths:
                     await self._serve(request, receive, send, DELIVERY_ROUTE, token)
                     return
             elif method == "GET" and path == IMAGE_PATH:
-                query = plain_image_query(scope["query_string"], self._image_parameters)
+                query = self._plain_query(scope["query_string"])
                 if query is not None:
                     request = _HotRequest(scope, receive)
                     if not wants_json(request, None):  # a URL response mints: the framework's

@@ -66,20 +66,31 @@ def wants_json(request: Request, response: str | None) -> bool:
 class ImageBody(Response):
     """An image with its headers, encoded in one pass: Starlette's constructor takes twice as
     long (it scans the headers for Content-Type and Content-Length, then encodes them again),
-    a twentieth of a cached delivery load."""
+    a twentieth of a cached delivery load. Header names are encoded once per process."""
 
     def __init__(self, data: bytes, media_type: str, headers: dict[str, str]) -> None:
         self.status_code = 200
         self.body = data
         self.background = None
         self.media_type = media_type
+        names = _ENCODED_NAMES
         raw = [
-            (name.lower().encode("latin-1"), value.encode("latin-1"))
+            (names.get(name) or _encode_name(name), value.encode("latin-1"))
             for name, value in headers.items()
         ]
         raw.append((b"content-length", str(len(data)).encode("latin-1")))
         raw.append((b"content-type", media_type.encode("latin-1")))
         self.raw_headers = raw
+
+
+_ENCODED_NAMES: dict[str, bytes] = {}  # header name -> as sent (lowercase latin-1)
+
+
+def _encode_name(name: str) -> bytes:
+    if len(_ENCODED_NAMES) >= 1_000:  # names come from code, not clients: a few dozen
+        _ENCODED_NAMES.clear()
+    encoded = _ENCODED_NAMES[name] = name.lower().encode("latin-1")
+    return encoded
 
 
 def image_headers(request: Request, spec: ImageSpec, etag: str) -> dict[str, str]:

@@ -125,6 +125,9 @@ class DeliveryUrls:
         self._budget = budget
         self._accounts = accounts
         self._clock = clock
+        # URL id -> its spec. A URL's parameters never change; parse_image_request remembers
+        # specs too, but building its key from every parameter cost ~1.5 µs a load (8 %)
+        self._specs: dict[str, ImageSpec] = {}
 
     # -- minting --------------------------------------------------------------------------------
 
@@ -269,8 +272,12 @@ class DeliveryUrls:
         return ends, reference if charged else ""
 
     async def _spec(self, row: DeliveryUrlRow) -> ImageSpec:
-        # parse_image_request remembers specs: a URL's parameters are parsed once
-        return await self._renderer.current(parse_image_request(self._catalog, row.params))
+        spec = self._specs.get(row.id)
+        if spec is None:
+            if len(self._specs) >= 50_000:
+                self._specs.clear()
+            spec = self._specs[row.id] = parse_image_request(self._catalog, row.params)
+        return await self._renderer.current(spec)  # at the asset's current variation
 
     async def load(
         self,

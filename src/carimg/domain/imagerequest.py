@@ -11,7 +11,7 @@ import hashlib
 import re
 import weakref
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 from urllib.parse import urlencode
 
@@ -40,7 +40,6 @@ _TRUE = {"true", "1", "yes", "on"}
 _FALSE = {"false", "0", "no", "off"}
 
 Value = str | int | float | bool | None
-_VARIANT_KEYS: dict[tuple[object, ...], str] = {}
 _PATHS: dict[tuple[object, ...], str] = {}
 _PARSED: weakref.WeakKeyDictionary[Catalog, dict[tuple[object, ...], ImageSpec]] = (
     weakref.WeakKeyDictionary()
@@ -63,6 +62,11 @@ class ImageSpec:
     format: str  # png | webp | jpg, after negotiating "auto"
     negotiated: bool = False  # format came from Accept (responses then Vary on it)
     variation: int = 0  # the render's seed; feedback moves a flagged render to the next one
+    # variant keys by renderer version, hashed once per spec: parse_image_request hands out the
+    # same spec object for the same parameters, so a hot variant is hashed once per process
+    _variant_keys: dict[str, str] = field(
+        default_factory=dict, init=False, compare=False, repr=False
+    )
 
     @property
     def asset_key(self) -> str:
@@ -93,11 +97,7 @@ class ImageSpec:
 
     def variant_key(self, renderer_version: str) -> str:
         """Identity of the delivered bytes: the source plus every output choice."""
-        choices = (
-            renderer_version, self.vehicle.id, self.view, self.color, self.variation, self.width,
-            self.height, self.fit, self.background, self.trim, self.padding, self.format,
-        )  # fmt: skip
-        key = _VARIANT_KEYS.get(choices)  # every paid request asks several times: hash once
+        key = self._variant_keys.get(renderer_version)  # asked several times a request
         if key is None:
             parts = (
                 self.source_key(renderer_version),
@@ -105,9 +105,7 @@ class ImageSpec:
                 str(self.padding), self.format,
             )  # fmt: skip
             key = hashlib.sha256("|".join(parts).encode()).hexdigest()[:40] + "." + self.format
-            if len(_VARIANT_KEYS) >= 50_000:
-                _VARIANT_KEYS.clear()
-            _VARIANT_KEYS[choices] = key
+            self._variant_keys[renderer_version] = key
         return key
 
     def params(self) -> dict[str, str | int]:

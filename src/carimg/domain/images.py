@@ -121,7 +121,7 @@ class Renderer:
         data = self.cache.peek_derived(key)
         if data is None:
             return None
-        metrics.RENDER_CACHE_HIT.inc()
+        metrics.tally.inc(metrics.RENDER_CACHE_HIT)
         return RenderedImage(data, *self._size(key, data), "cache")
 
     def _size(self, key: str, data: bytes) -> tuple[int, int]:
@@ -209,7 +209,7 @@ class Renderer:
         cached = await self.cached(spec)
         if cached is not None:
             size = self._size(spec.variant_key(self.version), cached)
-            metrics.RENDER_CACHE_HIT.inc()
+            metrics.tally.inc(metrics.RENDER_CACHE_HIT)
             return RenderedImage(cached, size[0], size[1], "cache")
         generated = not await self.has_source(spec)
         data, width, height = await self.derived(spec)

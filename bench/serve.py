@@ -8,13 +8,13 @@ Measures with wrk (50 connections, loopback):
   3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant;
 for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn on uvloop and
 on asyncio's own loop, granian on uvloop) and, with `--before REF`, for the tree of an earlier
-commit (under uvicorn). Every row is measured
+commit (under uvicorn, or `--before-server`). Every row is measured
 once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the ratio of
 medians to nginx's, and each round's ratio range. Writes it into the `## Serving` section of
 bench/RESULTS.md.
 
 Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50] [--rounds 3]
-[--before REF]`
+[--before REF [--before-server granian]] [--only LABEL]`
 (installs wrk and nginx from Debian when missing and running as root).
 """
 
@@ -186,9 +186,8 @@ def start_server(data_dir: Path, port: int, build: Carimg) -> subprocess.Popen[b
     }
     server, source = build.server, build.source
     command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    if source is None:
-        command += ["--server", server]
-    else:
+    command += ["--server", server]
+    if source is not None:
         env["PYTHONPATH"] = str(source)
     process = subprocess.Popen(command, env=env)
     deadline = time.monotonic() + 60
@@ -331,7 +330,13 @@ def main() -> None:
     parser.add_argument("--seconds", type=int, default=10)
     parser.add_argument("--connections", type=int, default=50)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--before", help="also measure this commit's tree (under uvicorn)")
+    parser.add_argument("--before", help="also measure this commit's tree")
+    parser.add_argument(
+        "--before-server", default="uvicorn", help="the server for --before (default uvicorn)"
+    )
+    parser.add_argument(
+        "--only", help="measure only the builds whose label contains this (a quick look)"
+    )
     args = parser.parse_args()
     ensure_tools()
     work = Path(tempfile.mkdtemp(prefix="carimg-bench-"))
@@ -342,7 +347,10 @@ def main() -> None:
     ]
     if args.before:
         source = checkout(args.before, work / "before")
-        builds.insert(0, Carimg(f"before ({args.before}, uvicorn)", "uvicorn", source))
+        server = args.before_server
+        builds.insert(0, Carimg(f"before ({args.before}, {server})", server, source))
+    if args.only:
+        builds = [build for build in builds if args.only in build.label]
     nginx = None
     servers: list[Served] = []
     try:

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import asyncio
+import sqlite3
 import threading
+from contextlib import closing
+from pathlib import Path
 
 import pytest
 from sqlalchemy import bindparam, select, update
 
 from carimg.domain.clock import FixedClock
 from carimg.store.db import Database
-from carimg.store.inline import InlineSqlite, ReadCache, Statement, WriteLockBusy
+from carimg.store.inline import (
+    READ_WAIT_SECONDS,
+    InlineSqlite,
+    ReadCache,
+    Statement,
+    WriteLockBusy,
+)
 from carimg.store.ledger import LedgerStore
 from carimg.store.tables import accounts
 from tests.store.conftest import NewAccount
@@ -82,11 +91,35 @@ async def test_inline_write_gives_up_unwritten_when_another_connection_keeps_the
 ) -> None:
     account_id = await new_account(100)
     ran: list[bool] = []
+    loop = asyncio.get_running_loop()
     async with db.write.begin() as conn:
         await conn.execute(update(accounts).where(accounts.c.id == account_id).values(credits=7))
+        started = loop.time()
         with pytest.raises(WriteLockBusy):
             await inline.write(lambda: ran.append(True), patience=0.05)
     assert ran == []
+    # it waited from the loop for its own patience, never in SQLite's busy handler
+    assert loop.time() - started < READ_WAIT_SECONDS / 2
+
+
+def test_the_inline_connection_opens_while_another_process_holds_the_database_a_moment(
+    tmp_path: Path,
+) -> None:
+    """As when the last process using the database closes it (a checkpoint under an exclusive
+    lock) just as the next one starts: `carimg admin` commands run side by side."""
+    path = str(tmp_path / "held.db")
+    with closing(sqlite3.connect(path)) as setup:
+        setup.execute("PRAGMA journal_mode=WAL")
+        setup.execute("CREATE TABLE t (x)")
+    holder = sqlite3.connect(path, check_same_thread=False)
+    holder.execute("PRAGMA locking_mode=EXCLUSIVE")
+    holder.execute("SELECT * FROM t").fetchall()  # takes the database exclusively
+    release = threading.Timer(0.2, holder.close)
+    release.start()
+    inline = InlineSqlite(path)
+    release.join()
+    assert inline._conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+    inline.close()
 
 
 @sqlite_only

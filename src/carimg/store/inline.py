@@ -5,7 +5,9 @@ pooling, thread hops and result processing; the statements themselves take a few
 ones (a key by its hash, a delivery URL by its token's hash, the image debit) are written once as
 Core statements, compiled once here to SQLite's SQL, and run with the stdlib driver:
 
-- reads never wait: in WAL a reader sees every commit made before its statement starts;
+- reads never wait for writers: in WAL a reader sees every commit made before its statement
+  starts. They wait (up to READ_WAIT_SECONDS) only through the moments another process holds
+  the whole database: WAL recovery when it opens, the last connection's checkpoint as it closes;
 - writes are grouped: the writes of one event-loop turn share one transaction, each in a
   savepoint of its own, so a burst of paid requests pays for one commit;
 - a write never waits inside SQLite (busy timeout 0), which would stall the event loop: while
@@ -38,6 +40,7 @@ from carimg.store.tables import UtcDateTime
 
 logger = logging.getLogger("carimg.store")
 CHECKPOINT_EVERY = 200  # commits; a few hundred kB to a few MB of log at a time
+READ_WAIT_SECONDS = 5.0  # SQLite's busy timeout for everything but taking the write lock
 T = TypeVar("T")
 V = TypeVar("V")
 _DIALECT = sqlite.dialect(paramstyle="named")
@@ -95,7 +98,9 @@ class InlineSqlite:
     """One stdlib connection to the SQLite database, used only from the event loop's thread."""
 
     def __init__(self, path: str) -> None:
-        self._conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
+        self._conn = sqlite3.connect(
+            path, isolation_level=None, check_same_thread=False, timeout=READ_WAIT_SECONDS
+        )
         # wal_autocheckpoint=0: this connection's commits never copy the log into the database
         # file on the event loop (a checkpoint writes and syncs megabytes); `_checkpoint` does
         # it in a worker thread instead.
@@ -166,7 +171,7 @@ class InlineSqlite:
     def _flush(self, pause: float) -> None:
         loop = asyncio.get_running_loop()
         try:
-            self._conn.execute("BEGIN IMMEDIATE")
+            self._begin_immediate()
         except sqlite3.OperationalError as error:
             if "locked" not in str(error) and "busy" not in str(error):
                 self._fail_pending(error)
@@ -203,6 +208,15 @@ class InlineSqlite:
                 future.set_result(result)
             else:
                 future.set_exception(raised)
+
+    def _begin_immediate(self) -> None:
+        """Take the write lock now or fail: waiting for it in SQLite's busy handler would stall
+        the event loop (`_flush` retries from the loop instead)."""
+        self._conn.execute("PRAGMA busy_timeout=0")
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        finally:
+            self._conn.execute(f"PRAGMA busy_timeout={int(READ_WAIT_SECONDS * 1000)}")
 
     def _after_commit(self, loop: asyncio.AbstractEventLoop) -> None:
         """Every CHECKPOINT_EVERY commits, copy the write-ahead log into the database file

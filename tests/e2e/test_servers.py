@@ -1,7 +1,7 @@
 """`carimg serve` under granian (`--server granian` or CARIMG_SERVER=granian) on a real process:
 the same service and the same operations promises as under uvicorn (the stop and the metrics
-of several workers are tested for both servers in test_operations.py), and CARIMG_EVENT_LOOP
-choosing the event loop the server runs."""
+of several workers are tested for both servers in test_operations.py), CARIMG_EVENT_LOOP
+choosing the event loop the server runs, and uvicorn sending each response in one write."""
 
 from __future__ import annotations
 
@@ -156,5 +156,25 @@ def test_carimg_event_loop_picks_the_loop_uvicorn_runs(
     try:
         assert httpx.get(f"{running.server.url}/api/health").status_code == 200
         assert _uvloop_mapped(running.process.pid) is uvloop
+    finally:
+        stop(running)
+
+
+def test_uvicorn_sends_a_response_whole_in_one_segment(tmp_path: Path) -> None:
+    """Status line, headers and body leave in one write (carimg.cli._uvicorn_http), so the
+    client's first read holds the whole response."""
+    running = start(tmp_path)
+    try:
+        host, port = running.server.url.removeprefix("http://").split(":")
+        with socket.create_connection((host, int(port)), timeout=10) as client:
+            client.sendall(b"GET /api/health HTTP/1.1\r\nHost: carimg\r\n\r\n")
+            first_read = client.recv(65536)
+        head, _, body = first_read.partition(b"\r\n\r\n")
+        length = next(
+            int(line.split(b":")[1])
+            for line in head.split(b"\r\n")
+            if line.lower().startswith(b"content-length:")
+        )
+        assert head.startswith(b"HTTP/1.1 200 OK") and len(body) == length > 0
     finally:
         stop(running)

@@ -85,6 +85,8 @@ def _log_config(settings: Settings) -> dict[str, Any]:
 def _run_uvicorn(settings: Settings, host: str, port: int, workers: int) -> None:
     import uvicorn
 
+    from carimg.cli._uvicorn_http import CoalescingHttpToolsProtocol
+
     uvicorn.run(
         APP,
         factory=True,
@@ -97,6 +99,8 @@ def _run_uvicorn(settings: Settings, host: str, port: int, workers: int) -> None
         proxy_headers=False,
         timeout_graceful_shutdown=settings.shutdown_timeout,
         loop=event_loop(settings, "uvicorn"),
+        http=CoalescingHttpToolsProtocol,
+        ws="none",  # the app has no WebSocket route
     )
 
 

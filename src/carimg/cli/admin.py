@@ -61,7 +61,8 @@ def create_account(
 
     async def action(services: Any) -> dict[str, Any]:
         account = await services.accounts.create_account(email, credits=credits, plan=plan)
-        return {"account_id": account.id, "email": account.email, "credits": account.credits}
+        balance = await services.ledger.balance(account.id)
+        return {"account_id": account.id, "email": account.email, "credits": balance}
 
     _run(action, as_json)
 

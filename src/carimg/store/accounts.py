@@ -22,7 +22,6 @@ def _account(row: Mapping[Any, Any]) -> Account:
         email=row["email"],
         plan=row["plan"],
         status=cast(AccountStatus, row["status"]),
-        credits=int(row["credits"]),
         created_at=row["created_at"],
     )
 
@@ -41,9 +40,12 @@ def _key(row: Mapping[Any, Any]) -> ApiKey:
     )
 
 
+# An account as `Account` holds it: everything but the balance (which the ledger keeps).
+_ACCOUNT_COLUMNS = [column for column in accounts.c if column.name != "credits"]
+
 # Every authenticated request makes this read: compiled once (see carimg.store.inline).
 _KEY_WITH_ACCOUNT = Statement(
-    select(api_keys, *[c.label(f"acct__{c.name}") for c in accounts.c])
+    select(api_keys, *[c.label(f"acct__{c.name}") for c in _ACCOUNT_COLUMNS])
     .join(accounts, accounts.c.id == api_keys.c.account_id)
     .where(api_keys.c.hash == bindparam("hash"))
 )
@@ -55,13 +57,17 @@ _TOUCH_KEY = Statement(
 )
 
 _KEY_BY_HASH = Statement(select(api_keys).where(api_keys.c.hash == bindparam("hash")))
-_ACCOUNT_BY_ID = Statement(select(accounts).where(accounts.c.id == bindparam("id")))
+_ACCOUNT_BY_ID = Statement(select(*_ACCOUNT_COLUMNS).where(accounts.c.id == bindparam("id")))
 
 KEY_USE_RESOLUTION = timedelta(minutes=1)  # a key's last use is recorded to the minute
 
 
 def _key_or_none(row: Mapping[Any, Any] | None) -> ApiKey | None:
     return None if row is None else _key(row)
+
+
+def _account_or_none(row: Mapping[Any, Any] | None) -> Account | None:
+    return None if row is None else _account(row)
 
 
 class AccountExists(Exception):
@@ -78,9 +84,13 @@ class AccountStore:
     def __init__(self, db: Database) -> None:
         self._db = db
         self._touched: dict[str, datetime] = {}
-        self._keys: ReadCache[ApiKey] | None = (
-            None if db.inline is None else ReadCache(db.inline, ("api_keys",))
-        )
+        self._keys: ReadCache[ApiKey] | None = None
+        self._accounts: ReadCache[Account] | None = None
+        if db.inline is not None:
+            self._keys = ReadCache(db.inline, ("api_keys",))
+            # a debit changes only the balance, which `Account` leaves out: a paid request's
+            # debit does not evict its account (see BALANCE_ONLY in carimg.store.ledger)
+            self._accounts = ReadCache(db.inline, ("accounts",))
 
     async def create(
         self, *, account_id: str, email: str, plan: str, credits: int, now: datetime
@@ -175,18 +185,23 @@ class AccountStore:
 
     async def key_with_account(self, key_hash: str) -> tuple[ApiKey, Account] | None:
         """The key with this SHA-256 (active or revoked) and its account."""
-        if self._keys is not None:  # SQLite: the key read once while unchanged, the account now
+        if self._keys is not None and self._accounts is not None:
+            # SQLite: the key and its account, each read once while unchanged
             inline = self._keys.inline
             key = self._keys.read(
                 key_hash, lambda: _key_or_none(inline.first(_KEY_BY_HASH, hash=key_hash))
             )
-            account = None if key is None else inline.first(_ACCOUNT_BY_ID, id=key.account_id)
-            return None if key is None or account is None else (key, _account(account))
+            if key is None:
+                return None
+            account_id = key.account_id
+            account = self._accounts.read(
+                account_id, lambda: _account_or_none(inline.first(_ACCOUNT_BY_ID, id=account_id))
+            )
+            return None if account is None else (key, account)
         row = await self._db.first(_KEY_WITH_ACCOUNT, hash=key_hash)
         if row is None:
             return None
-        account = {c.name: row[f"acct__{c.name}"] for c in accounts.c}
-        return _key(row), _account(account)
+        return _key(row), _account({c.name: row[f"acct__{c.name}"] for c in _ACCOUNT_COLUMNS})
 
     async def touch_key(self, key_id: str, now: datetime) -> None:
         """Record that a key was used, at most once a minute per key and process, so the paid

@@ -64,9 +64,18 @@ def _utc(value: str | None) -> datetime | None:
 class Statement:
     """A Core statement compiled once for SQLite, with named parameters (an INSERT's are its
     `columns`); rows come back as dicts keyed by column name, UtcDateTime columns as aware
-    datetimes, and datetime parameters go in as SQLAlchemy would store them."""
+    datetimes, and datetime parameters go in as SQLAlchemy would store them.
 
-    def __init__(self, statement: ClauseElement, columns: Sequence[str] | None = None) -> None:
+    `writes` is what a `ReadCache` sees the statement change: its table, unless it names a
+    part of one that no cache holds (such a statement must change nothing else)."""
+
+    def __init__(
+        self,
+        statement: ClauseElement,
+        columns: Sequence[str] | None = None,
+        *,
+        writes: str | None = None,
+    ) -> None:
         self.core = cast(Executable, statement)
         compiled = statement.compile(dialect=_DIALECT, column_keys=columns)
         self.sql = str(compiled)
@@ -77,7 +86,7 @@ class Statement:
             str(column.key) for column in selected if isinstance(column.type, UtcDateTime)
         )
         written = getattr(statement, "table", None)  # INSERT, UPDATE, DELETE
-        self.writes: str | None = None if written is None else str(written.name)
+        self.writes: str | None = None if written is None else writes or str(written.name)
 
     def row(self, values: tuple[Any, ...]) -> dict[str, Any]:
         row = dict(zip(self.names, values, strict=True))

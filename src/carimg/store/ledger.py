@@ -63,11 +63,15 @@ async def insert_entry(
 
 
 # The statements of an entry, compiled once for the inline path (see carimg.store.inline).
+# What a balance change writes, as read caches see it: account rows are cached without their
+# balance (`Account` has none), so a debit leaves them cached.
+BALANCE_ONLY = "accounts.credits"
 _CHANGE_BALANCE = Statement(
     update(accounts)
     .where(accounts.c.id == bindparam("account_id"), accounts.c.credits + bindparam("amount") >= 0)
     .values(credits=accounts.c.credits + bindparam("amount"))
-    .returning(accounts.c.credits)
+    .returning(accounts.c.credits),
+    writes=BALANCE_ONLY,
 )
 _BALANCE = Statement(select(accounts.c.credits).where(accounts.c.id == bindparam("account_id")))
 _INSERT_ENTRY = Statement(

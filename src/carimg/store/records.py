@@ -12,11 +12,14 @@ LedgerKind = Literal["grant", "debit", "refund", "purchase"]
 
 @dataclass(frozen=True, slots=True)
 class Account:
+    """Who an account is and the rules it is under. Its balance is the ledger's
+    (`Ledger.balance`): every paid request changes it, so an account read once stays true while
+    its balance moves (and is cached so, see `AccountStore.key_with_account`)."""
+
     id: str
     email: str
     plan: str
     status: AccountStatus
-    credits: int
     created_at: datetime
 
 

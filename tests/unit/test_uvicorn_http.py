@@ -168,3 +168,12 @@ async def test_nothing_is_written_once_the_client_has_gone() -> None:
     transport.closing = True  # the connection was lost before the turn ended
     await asyncio.sleep(0)
     assert transport.writes == []
+
+
+async def test_writelines_keeps_the_order_of_what_is_held() -> None:
+    transport = ClosingTransport()
+    coalescing = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+    coalescing.write(b"1 ")
+    coalescing.writelines([b"2 ", b"3"])
+    await asyncio.sleep(0)
+    assert transport.writes == [b"1 2 3"]

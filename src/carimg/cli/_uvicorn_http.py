@@ -11,6 +11,7 @@ requests per second on 2 cores.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterable
 from typing import Any, cast
 
 from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
@@ -31,6 +32,14 @@ class CoalescingTransport:
         if not self._held:
             self._loop.call_soon(self.flush)
         self._held.append(data)
+
+    def writelines(self, chunks: Iterable[bytes]) -> None:
+        for data in chunks:
+            self.write(data)
+
+    def write_eof(self) -> None:
+        self.flush()
+        self._transport.write_eof()
 
     def flush(self) -> None:
         held = self._held

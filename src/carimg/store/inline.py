@@ -41,6 +41,7 @@ from carimg.store.tables import UtcDateTime
 logger = logging.getLogger("carimg.store")
 CHECKPOINT_EVERY = 200  # commits; a few hundred kB to a few MB of log at a time
 READ_WAIT_SECONDS = 5.0  # SQLite's busy timeout for everything but taking the write lock
+_READ_WAIT = f"PRAGMA busy_timeout={int(READ_WAIT_SECONDS * 1000)}"
 T = TypeVar("T")
 V = TypeVar("V")
 _DIALECT = sqlite.dialect(paramstyle="named")
@@ -225,7 +226,7 @@ class InlineSqlite:
         try:
             self._conn.execute("BEGIN IMMEDIATE")
         finally:
-            self._conn.execute(f"PRAGMA busy_timeout={int(READ_WAIT_SECONDS * 1000)}")
+            self._conn.execute(_READ_WAIT)
 
     def _after_commit(self, loop: asyncio.AbstractEventLoop) -> None:
         """Every CHECKPOINT_EVERY commits, copy the write-ahead log into the database file

@@ -62,10 +62,11 @@ async def insert_entry(
     )
 
 
-# The statements of an entry, compiled once for the inline path (see carimg.store.inline).
 # What a balance change writes, as read caches see it: account rows are cached without their
 # balance (`Account` has none), so a debit leaves them cached.
 BALANCE_ONLY = "accounts.credits"
+
+# The statements of an entry, compiled once for the inline path (see carimg.store.inline).
 _CHANGE_BALANCE = Statement(
     update(accounts)
     .where(accounts.c.id == bindparam("account_id"), accounts.c.credits + bindparam("amount") >= 0)

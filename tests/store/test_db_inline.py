@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import sqlite3
 import threading
 from contextlib import closing
@@ -227,7 +228,7 @@ async def test_the_inline_connection_checkpoints_in_a_worker_thread(
 ) -> None:
     account_id = await new_account(100)
     assert inline._conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
-    monkeypatch.setattr("carimg.store.inline.CHECKPOINT_EVERY", 3)
+    monkeypatch.setattr("carimg.store.inline.CHECKPOINT_COMMITS", 3)
     threads: list[threading.Thread] = []
     checkpoint = InlineSqlite._checkpoint
 
@@ -243,3 +244,56 @@ async def test_the_inline_connection_checkpoints_in_a_worker_thread(
             break
         await asyncio.sleep(0.01)
     assert threads and threads[0] is not threading.main_thread()
+
+
+@sqlite_only
+async def test_the_log_starts_over_under_a_steady_stream_of_writes(
+    inline: InlineSqlite, monkeypatch: pytest.MonkeyPatch, database_url: str
+) -> None:
+    """Commits keep coming while each checkpoint copies the log (as under load, where it copies
+    megabytes); the log still stays the size of the commits between two checkpoints instead
+    of growing by every commit."""
+    monkeypatch.setattr("carimg.store.inline.CHECKPOINT_COMMITS", 5)
+    inline._conn.execute("CREATE TABLE filler (data BLOB)")
+    blob = os.urandom(64_000)  # sixteen pages a write
+
+    def fill() -> None:
+        inline._conn.execute("INSERT INTO filler VALUES (?)", (blob,))
+
+    log = Path(database_url.split("///", 1)[1] + "-wal")
+    sizes = []
+    for _ in range(100):
+        await asyncio.gather(*(inline.write(fill) for _ in range(3)))
+        sizes.append(log.stat().st_size)
+    one_commit = sizes[0]
+    assert max(sizes) <= 15 * one_commit  # growing, it would reach 100 commits' worth
+
+
+@sqlite_only
+async def test_writes_wait_for_a_running_checkpoint_then_commit_together(
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account_id = await new_account(100)
+    release = threading.Event()
+    checkpoint = InlineSqlite._checkpoint
+
+    def held(self: InlineSqlite) -> None:
+        release.wait(5)
+        checkpoint(self)
+
+    monkeypatch.setattr(InlineSqlite, "_checkpoint", held)
+    monkeypatch.setattr("carimg.store.inline.CHECKPOINT_COMMITS", 1)
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    statements: list[str] = []
+    inline._conn.set_trace_callback(statements.append)
+    waiting = [
+        asyncio.ensure_future(
+            inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
+        )
+        for _ in range(3)
+    ]
+    await asyncio.sleep(0.05)
+    assert not any(task.done() for task in waiting) and "COMMIT" not in statements
+    release.set()
+    await asyncio.gather(*waiting)
+    assert statements.count("COMMIT") == 1

@@ -104,8 +104,9 @@ monthly_vehicles = Table(
 deliveries = Table(
     "deliveries",
     metadata,
-    Column("account_id", String(40), ForeignKey("accounts.id"), primary_key=True),
+    # keyed (request id, account): time-ordered request ids append (migration 0010)
     Column("request_id", String(128), primary_key=True),
+    Column("account_id", String(40), ForeignKey("accounts.id"), primary_key=True),
     Column("vehicle_id", String(20), nullable=False),
     Column("view", String(20), nullable=False),
     Column("paint", String(7), nullable=False),

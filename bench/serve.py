@@ -234,10 +234,26 @@ class Served:
     lua: Path
 
 
+def prepare_with(build: Carimg, data_dir: Path) -> list[str]:
+    """`prepare` run by the build's own tree (its migrations create the database), in a
+    process of its own; the keys, one per line."""
+    env = dict(os.environ)
+    if build.source is not None:
+        env["PYTHONPATH"] = str(build.source)
+    done = subprocess.run(
+        [sys.executable, __file__, "--prepare", str(data_dir)],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return [word for word in done.stdout.split() if word.startswith("cimg_")]
+
+
 def serve(build: Carimg, work: Path) -> Served:
     """Start one build on a database of its own; its variant rendered, a URL minted."""
     data_dir = work / build.label.replace(" ", "-").replace("/", "-") / "var"
-    keys = asyncio.run(prepare(data_dir))
+    keys = prepare_with(build, data_dir)
     keys_file = data_dir.parent / "keys.txt"
     keys_file.write_text("\n".join(keys) + "\n")
     lua = data_dir.parent / "keys.lua"
@@ -337,7 +353,11 @@ def main() -> None:
     parser.add_argument(
         "--only", help="measure only the builds whose label contains this (a quick look)"
     )
+    parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)  # see prepare_with
     args = parser.parse_args()
+    if args.prepare:
+        print("\n".join(asyncio.run(prepare(args.prepare))))
+        return
     ensure_tools()
     work = Path(tempfile.mkdtemp(prefix="carimg-bench-"))
     builds = [

@@ -297,3 +297,46 @@ async def test_writes_wait_for_a_running_checkpoint_then_commit_together(
     release.set()
     await asyncio.gather(*waiting)
     assert statements.count("COMMIT") == 1
+
+
+@sqlite_only
+async def test_a_reader_keeping_an_old_snapshot_does_not_hold_back_writes(
+    inline: InlineSqlite,
+    new_account: NewAccount,
+    monkeypatch: pytest.MonkeyPatch,
+    database_url: str,
+) -> None:
+    """A backup or a long query elsewhere keeps the log from starting over until it ends; the
+    checkpoint does not wait for it, so neither do this connection's writes."""
+    account_id = await new_account(100)
+    monkeypatch.setattr("carimg.store.inline.CHECKPOINT_COMMITS", 1)
+    with closing(sqlite3.connect(database_url.split("///", 1)[1], timeout=0)) as reader:
+        reader.execute("BEGIN")
+        reader.execute("SELECT count(*) FROM accounts").fetchone()  # an open snapshot
+        loop = asyncio.get_running_loop()
+        started = loop.time()
+        for plan in ("pro", "free", "pro", "free"):  # each commit starts a checkpoint
+            await inline.write(lambda p=plan: inline.execute(SET_PLAN, id=account_id, plan_name=p))
+        assert loop.time() - started < READ_WAIT_SECONDS / 2
+        reader.execute("COMMIT")
+    assert await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+
+
+@sqlite_only
+async def test_writes_go_on_when_a_checkpoint_cannot_start(
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As while the process stops (its executor shut down): the commit stands, and later
+    writes are not left waiting for a checkpoint that never ran."""
+    account_id = await new_account(100)
+    monkeypatch.setattr("carimg.store.inline.CHECKPOINT_COMMITS", 1)
+    loop = asyncio.get_running_loop()
+
+    def shut_down(*_: object) -> None:
+        raise RuntimeError("cannot schedule new futures after shutdown")
+
+    monkeypatch.setattr(loop, "run_in_executor", shut_down)
+    for plan in ("pro", "free"):
+        changed = inline.write(lambda p=plan: inline.execute(SET_PLAN, id=account_id, plan_name=p))
+        assert await asyncio.wait_for(changed, timeout=5) == 1
+    assert inline.first(PLAN, id=account_id) == {"plan": "free"}

@@ -153,9 +153,11 @@ class AccountStore:
     async def add_key(self, key: ApiKey, key_hash: str, *, max_active: int) -> None:
         """Store a key unless the account already holds `max_active` active ones."""
         async with self._db.write.begin() as conn:
-            # Lock the account row so two concurrent creations cannot both pass the count.
+            # Lock the account row so two concurrent creations cannot both pass the count. The
+            # no-op change is to a column no foreign key refers to: setting `id`, even to itself,
+            # makes SQLite look through every table that refers to accounts.
             await conn.execute(
-                update(accounts).where(accounts.c.id == key.account_id).values(id=accounts.c.id)
+                update(accounts).where(accounts.c.id == key.account_id).values(plan=accounts.c.plan)
             )
             active = await conn.scalar(
                 select(func.count())

@@ -216,11 +216,12 @@ class InlineSqlite:
             self._conn.execute("COMMIT")
             self._commits.update(self._written)
             self._written.clear()
-            self._after_commit(loop, len(batch))
         except BaseException as failure:  # the commit failed: nothing of the batch was written
             self._conn.execute("ROLLBACK")
             self._written.clear()
             outcomes = [(future, None, failure) for _, future in batch]
+        else:
+            self._after_commit(loop, len(batch))
         for future, result, raised in outcomes:
             if future.done():
                 continue
@@ -249,22 +250,31 @@ class InlineSqlite:
         ):
             return
         self._commits_unchecked = self._writes_unchecked = 0
+        try:
+            running = loop.run_in_executor(None, self._checkpoint)
+        except RuntimeError as error:  # the executor is shut down: the process is stopping
+            logger.warning("WAL checkpoint not started: %s", error)
+            return
         self._checkpoint_running = True  # this connection's batches wait: see `_flush`
-        loop.run_in_executor(None, self._checkpoint).add_done_callback(self._checkpointed)
+        running.add_done_callback(self._checkpointed)
 
     def _checkpoint(self) -> None:
-        """RESTART: copy every frame, then wait until no reader uses the log, so the next
-        commit writes it from the start (in place: the file is not cut, nor grown again).
-        A checkpoint that never caught up (new commits arriving while it copies) would leave
-        the log to grow by every commit, without end while writes keep coming."""
+        """PASSIVE: copy the frames no reader still needs, waiting for nobody. With this
+        connection's writes held back meanwhile, that is usually every frame, and this
+        connection's next commit then writes the log from its start (in place: the file is
+        neither cut nor grown again). A checkpoint that new commits overtake never catches up,
+        and the log would grow by every commit while writes keep coming. A reader that keeps
+        an old snapshot open (a backup, a long query) holds the log back until it ends, as it
+        would SQLite's own checkpoint; it never holds back the writes."""
         with closing(sqlite3.connect(self._path, timeout=READ_WAIT_SECONDS)) as conn:
-            conn.execute("PRAGMA wal_checkpoint(RESTART)")
+            conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def _checkpointed(self, done: asyncio.Future[None]) -> None:
         self._checkpoint_running = False
         if not done.cancelled() and done.exception() is not None:
             logger.warning("WAL checkpoint failed: %s", done.exception())
-        if self._pending:  # the batch that waited for it
+        if self._pending:  # the batch that waited for it, its patience counted from now
+            self._waiting_since = asyncio.get_running_loop().time()
             self._flush(0.0001)
 
     def _fail_pending(self, error: BaseException) -> None:

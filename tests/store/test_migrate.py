@@ -78,7 +78,7 @@ async def _deliveries(engine: AsyncEngine) -> tuple[list[str], list[tuple[str, s
         return key, [(row[0], row[1]) for row in rows]
 
 
-async def test_migration_0010_keys_deliveries_by_request_and_keeps_every_row(
+async def test_deliveries_migrations_change_the_key_and_keep_every_row_up_and_down(
     empty_database: str,
 ) -> None:
     engine = create_engine(empty_database)
@@ -106,5 +106,9 @@ async def test_migration_0010_keys_deliveries_by_request_and_keeps_every_row(
         assert await _deliveries(engine) == (["request_id", "account_id"], rows)
         await _to(engine, "0009", down=True)
         assert await _deliveries(engine) == (["account_id", "request_id"], rows)
+        await _to(engine, "0006", down=True)  # before 0007: keyed by request id alone
+        assert await _deliveries(engine) == (["request_id"], rows)
+        await _to(engine, "head")
+        assert await _deliveries(engine) == (["request_id", "account_id"], rows)
     finally:
         await engine.dispose()

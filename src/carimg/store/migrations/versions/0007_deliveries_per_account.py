@@ -29,16 +29,17 @@ def _create(name: str, primary_key: tuple[str, ...]) -> None:
     )
 
 
-def _rebuild(primary_key: tuple[str, ...]) -> None:
-    _create("deliveries_new", primary_key)
-    op.execute(f"INSERT INTO deliveries_new ({_COLUMNS}) SELECT {_COLUMNS} FROM deliveries")
+def _rebuild(primary_key: tuple[str, ...], name: str) -> None:
+    _create(name, primary_key)
+    op.execute(f"INSERT INTO {name} ({_COLUMNS}) SELECT {_COLUMNS} FROM deliveries")
     op.drop_table("deliveries")
-    op.rename_table("deliveries_new", "deliveries")
+    op.rename_table(name, "deliveries")
 
 
 def upgrade() -> None:
-    _rebuild(("account_id", "request_id"))
+    _rebuild(("account_id", "request_id"), "deliveries_new")
 
 
 def downgrade() -> None:
-    _rebuild(("request_id",))
+    # another name than upgrade's: its key's name (pk_deliveries_new) is still taken here
+    _rebuild(("request_id",), "deliveries_old")

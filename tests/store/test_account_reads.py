@@ -39,28 +39,26 @@ async def _keyed_account(db: Database, new_account: NewAccount, clock: FixedCloc
     return key_hash(plaintext)
 
 
-async def test_a_status_change_is_seen_by_the_next_read(
-    db: Database, new_account: NewAccount, clock: FixedClock
+@pytest.mark.parametrize(
+    ("field", "before", "after"), [("status", "active", "suspended"), ("plan", "free", "pro")]
+)
+async def test_an_account_change_is_seen_by_the_next_read(
+    db: Database,
+    new_account: NewAccount,
+    clock: FixedClock,
+    field: str,
+    before: str,
+    after: str,
 ) -> None:
+    """A suspension or a plan change holds from the very next request."""
     digest = await _keyed_account(db, new_account, clock)
     store = AccountStore(db)
     found = await store.key_with_account(digest)
-    assert found is not None and found[1].status == "active"
-    await store.set_status(found[1].id, "suspended")
+    assert found is not None and getattr(found[1], field) == before
+    change = {"status": store.set_status, "plan": store.set_plan}[field]
+    await change(found[1].id, after)
     again = await store.key_with_account(digest)
-    assert again is not None and again[1].status == "suspended"
-
-
-async def test_a_plan_change_is_seen_by_the_next_read(
-    db: Database, new_account: NewAccount, clock: FixedClock
-) -> None:
-    digest = await _keyed_account(db, new_account, clock)
-    store = AccountStore(db)
-    found = await store.key_with_account(digest)
-    assert found is not None and found[1].plan == "free"
-    await store.set_plan(found[1].id, "pro")
-    again = await store.key_with_account(digest)
-    assert again is not None and again[1].plan == "pro"
+    assert again is not None and getattr(again[1], field) == after
 
 
 @sqlite_only

@@ -141,9 +141,20 @@ class ClosingTransport:
         self.closing = True
 
 
-async def test_writes_of_one_loop_turn_are_joined_at_its_end() -> None:
-    transport = ClosingTransport()
-    coalescing = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+@pytest.fixture
+def transport() -> ClosingTransport:
+    return ClosingTransport()
+
+
+@pytest.fixture
+async def coalescing(transport: ClosingTransport) -> CoalescingTransport:
+    """`transport`, wrapped as the protocol wraps a connection's."""
+    return CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+
+
+async def test_writes_of_one_loop_turn_are_joined_at_its_end(
+    transport: ClosingTransport, coalescing: CoalescingTransport
+) -> None:
     coalescing.write(b"head ")
     coalescing.write(b"body")
     assert transport.writes == []
@@ -151,9 +162,9 @@ async def test_writes_of_one_loop_turn_are_joined_at_its_end() -> None:
     assert transport.writes == [b"head body"]
 
 
-async def test_close_sends_what_is_held_first() -> None:
-    transport = ClosingTransport()
-    coalescing = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+async def test_close_sends_what_is_held_first(
+    transport: ClosingTransport, coalescing: CoalescingTransport
+) -> None:
     coalescing.write(b"goodbye")
     coalescing.close()
     assert transport.writes == [b"goodbye"] and transport.closing
@@ -161,18 +172,18 @@ async def test_close_sends_what_is_held_first() -> None:
     assert transport.writes == [b"goodbye"]
 
 
-async def test_nothing_is_written_once_the_client_has_gone() -> None:
-    transport = ClosingTransport()
-    coalescing = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+async def test_nothing_is_written_once_the_client_has_gone(
+    transport: ClosingTransport, coalescing: CoalescingTransport
+) -> None:
     coalescing.write(b"late")
     transport.closing = True  # the connection was lost before the turn ended
     await asyncio.sleep(0)
     assert transport.writes == []
 
 
-async def test_writelines_keeps_the_order_of_what_is_held() -> None:
-    transport = ClosingTransport()
-    coalescing = CoalescingTransport(transport, asyncio.get_running_loop())  # type: ignore[arg-type]
+async def test_writelines_keeps_the_order_of_what_is_held(
+    transport: ClosingTransport, coalescing: CoalescingTransport
+) -> None:
     coalescing.write(b"1 ")
     coalescing.writelines([b"2 ", b"3"])
     await asyncio.sleep(0)

@@ -61,10 +61,14 @@ class CarimgApp(FastAPI):
 
     _hot: HotPaths | None = None
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    @property
+    def hot_paths(self) -> HotPaths:
         if self._hot is None:
             self._hot = HotPaths(self, super().__call__)
-        await self._hot(scope, receive, send)
+        return self._hot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.hot_paths(scope, receive, send)
 
 
 def create_app(

@@ -11,8 +11,10 @@ import httpx
 import pytest
 from fastapi import FastAPI
 from starlette.datastructures import Headers
+from starlette.responses import Response
 
 from carimg.api.hotpaths import HotPaths, _IndexedHeaders, _PlainQueries, plain_image_query
+from carimg.domain.clock import FixedClock
 from carimg.services import Services
 from carimg.store.accounts import AccountStore
 from carimg.store.db import Database
@@ -241,11 +243,110 @@ async def test_a_revoked_key_s_url_is_refused_at_once(
     client: httpx.AsyncClient, customer: Customer, services: Services
 ) -> None:
     url = await mint_url(client, customer.headers)
-    assert (await client.get(url)).status_code == 200  # now cached as a valid row
+    for _ in range(2):  # now cached as a valid, delivered row: answered from memory
+        assert (await client.get(url)).status_code == 200
     await AccountStore(services.db).revoke_key(customer.key_id, services.clock.now())
     assert (await client.get(url)).status_code == 403
     refused = await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)
     assert refused.status_code == 401
+
+
+# -- delivery loads answered at once -----------------------------------------------------------
+
+
+def answers_at_once(app: FastAPI, path: str, headers: dict[str, str] | None = None) -> bool:
+    """Whether the hot paths answer this GET without waiting (from what is in memory)."""
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": path,
+        "query_string": b"",
+        "headers": [(k.lower().encode(), v.encode()) for k, v in (headers or {}).items()],
+    }
+    answer = hot_paths(app).answer(scope, _no_body)
+    assert answer is not None
+    if isinstance(answer, Response):
+        return True
+    answer.close()  # a coroutine never started
+    return False
+
+
+@pytest.fixture
+def rows_in_memory(settings: Any) -> bool:
+    """Whether delivery rows are kept in memory (SQLite's exact read cache; not PostgreSQL)."""
+    return str(settings.resolved_database_url).startswith("sqlite")
+
+
+async def _no_body() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"", "more_body": False}
+
+
+async def test_a_delivered_unlimited_url_is_answered_at_once_as_the_framework_answers(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    framework: httpx.AsyncClient,
+    customer: Customer,
+    rows_in_memory: bool,
+) -> None:
+    url = await mint_url(client, customer.headers)
+    assert not answers_at_once(app, url)  # not yet delivered: the first load renders or reads
+    assert (await client.get(url)).status_code == 200  # marks it delivered
+    assert not answers_at_once(app, url)  # that write changed the row: read again
+    assert (await client.get(url)).status_code == 200
+    assert answers_at_once(app, url) == rows_in_memory
+    status, headers, body = await answered_alike(client, framework, "GET", url)
+    assert status == 200 and dict(headers)["x-image-source"] == "cache" and body
+
+
+@pytest.mark.parametrize(
+    ("options", "headers"),
+    [
+        ({"max_uses": 5}, {}),  # each load counts
+        ({"renew": True}, {}),  # a window may need paying for
+        ({}, {"If-None-Match": "*"}),  # a 304, not the image
+    ],
+    ids=["capped", "renewing", "conditional"],
+)
+async def test_loads_that_count_pay_or_compare_take_the_full_path(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    customer: Customer,
+    options: dict[str, Any],
+    headers: dict[str, str],
+) -> None:
+    url = await mint_url(client, customer.headers, **options)
+    assert (await client.get(url)).status_code == 200
+    assert not answers_at_once(app, url, headers)
+
+
+async def test_a_url_whose_key_lists_origins_takes_the_full_path(
+    app: FastAPI, client: httpx.AsyncClient, make_customer: NewCustomer
+) -> None:
+    restricted = await make_customer(origins=("https://shop.example",))
+    url = await mint_url(client, restricted.headers)
+    page = {"Referer": "https://shop.example/cars"}
+    assert (await client.get(url, headers=page)).status_code == 200
+    assert not answers_at_once(app, url, page)
+    elsewhere = await client.get(url, headers={"Referer": "https://other.example/"})
+    assert elsewhere.status_code == 403
+
+
+async def test_a_url_answered_at_once_still_expires_on_time(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    customer: Customer,
+    clock: FixedClock,
+    rows_in_memory: bool,
+) -> None:
+    url = await mint_url(client, customer.headers, ttl_seconds=60)
+    for _ in range(2):
+        assert (await client.get(url)).status_code == 200
+    clock.advance(59)
+    assert answers_at_once(app, url) == rows_in_memory
+    assert (await client.get(url)).headers["cache-control"].startswith("public, max-age=1,")
+    clock.advance(1)  # time reaches expires_at
+    assert not answers_at_once(app, url)
+    assert (await client.get(url)).status_code == 403
 
 
 # -- what the middlewares add ------------------------------------------------------------------

@@ -8,9 +8,14 @@ from typing import Any
 
 import pytest
 import uvicorn
+from starlette.responses import Response
 from uvicorn.server import ServerState
 
-from carimg.cli._uvicorn_http import CoalescingHttpToolsProtocol, CoalescingTransport
+from carimg.cli._uvicorn_http import (
+    CarimgHttpProtocol,
+    CoalescingHttpToolsProtocol,
+    CoalescingTransport,
+)
 
 Scope = dict[str, Any]
 Receive = Callable[[], Any]
@@ -188,3 +193,166 @@ async def test_writelines_keeps_the_order_of_what_is_held(
     coalescing.writelines([b"2 ", b"3"])
     await asyncio.sleep(0)
     assert transport.writes == [b"1 2 3"]
+
+
+# -- the hot routes, answered by the protocol itself (CarimgHttpProtocol) -----------------------
+
+
+class FakeHotPaths:
+    """What the protocol asks of `HotPaths`: an answer for `/hot…` paths, at once (for
+    `/hot-wait`, once `release` is set); `/fail…` raises; anything else is the framework's."""
+
+    def __init__(self) -> None:
+        self.release: asyncio.Event | None = None
+        self.observed: list[tuple[str, int]] = []
+        self.framework: list[str] = []
+
+    def answer(self, scope: Scope, receive: Receive) -> Any:
+        path = scope["path"]
+        if path == "/fail":
+            return self._fail()
+        if path == "/fail-at-once":
+            raise RuntimeError("broken")
+        if scope["method"] not in ("GET", "HEAD") or not path.startswith("/hot"):
+            return None
+        response = Response(f"{scope['method']} {path}".encode(), headers={"x-hot": "1"})
+        if path != "/hot-wait" or self.release is None:
+            return response
+        return self._later(response, self.release)
+
+    async def _later(self, response: Response, release: asyncio.Event) -> Response:
+        await release.wait()
+        return response
+
+    async def _fail(self) -> Response:
+        raise RuntimeError("broken")
+
+    def observe(self, scope: Scope, status: int, started: float) -> None:
+        self.observed.append((scope["path"], status))
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """As ASGI (see `HotPaths.__call__`): the answer if there is one, else the framework."""
+        answer = self.answer(scope, receive)
+        if answer is not None:
+            response = answer if isinstance(answer, Response) else await answer
+            await response(scope, receive, send)
+            return
+        self.framework.append(scope["path"])
+        headers = [(b"content-length", b"9")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": b"framework"})
+
+
+class HotApp:
+    """An ASGI app with hot paths, as `CarimgApp` is."""
+
+    def __init__(self, hot: FakeHotPaths) -> None:
+        self.hot_paths = hot
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        await self.hot_paths(scope, receive, send)
+
+
+@pytest.fixture
+def hot() -> FakeHotPaths:
+    return FakeHotPaths()
+
+
+@pytest.fixture
+async def hot_served(hot: FakeHotPaths) -> AsyncIterator[Served]:
+    config = uvicorn.Config(
+        HotApp(hot), http=CarimgHttpProtocol, ws="none", lifespan="off", proxy_headers=False
+    )
+    config.load()
+    state = ServerState()
+    state.default_headers = [(b"server", b"test")]
+    result = Served()
+
+    class Recorded(CarimgHttpProtocol):
+        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            recording = RecordingTransport(transport)
+            result.transports.append(recording)
+            super().connection_made(recording)  # type: ignore[arg-type]
+
+    server = await asyncio.get_running_loop().create_server(
+        lambda: Recorded(config, state, {}), "127.0.0.1", 0
+    )
+    result.port = server.sockets[0].getsockname()[1]
+    yield result
+    server.close()
+    await server.wait_closed()
+
+
+async def test_a_hot_answer_known_at_once_is_written_in_one_write_as_uvicorn_would(
+    hot_served: Served, hot: FakeHotPaths
+) -> None:
+    response = await _exchange(hot_served.port, b"GET /hot HTTP/1.1\r\nHost: t\r\n\r\n", b"/hot")
+    assert response == (
+        b"HTTP/1.1 200 OK\r\nserver: test\r\nx-hot: 1\r\ncontent-length: 8\r\n\r\nGET /hot"
+    )
+    assert hot_served.transports[0].writes == [response]
+    assert hot.observed == [("/hot", 200)] and hot.framework == []
+
+
+async def test_a_head_answer_has_no_body(hot_served: Served) -> None:
+    response = await _exchange(
+        hot_served.port, b"HEAD /hot HTTP/1.1\r\nHost: t\r\n\r\n", b"\r\n\r\n"
+    )
+    assert response.endswith(b"content-length: 9\r\n\r\n")
+
+
+async def test_other_requests_go_to_the_app(hot_served: Served, hot: FakeHotPaths) -> None:
+    get = b"GET /other HTTP/1.1\r\nHost: t\r\n\r\n"
+    assert (await _exchange(hot_served.port, get, b"framework")).endswith(b"framework")
+    escaped = b"GET /hot%20x HTTP/1.1\r\nHost: t\r\n\r\n"  # uvicorn decodes it: as ASGI
+    assert (await _exchange(hot_served.port, escaped, b"/hot x")).endswith(b"GET /hot x")
+    post = b"POST /hot HTTP/1.1\r\nHost: t\r\nContent-Length: 0\r\n\r\n"
+    assert (await _exchange(hot_served.port, post, b"framework")).endswith(b"framework")
+    assert hot.framework == ["/other", "/hot"]
+    assert hot.observed == []  # the protocol answered none of them itself
+
+
+@pytest.mark.parametrize("second", [b"/hot", b"/other"])
+async def test_pipelined_requests_are_answered_in_order_when_an_answer_waits(
+    hot_served: Served, hot: FakeHotPaths, second: bytes
+) -> None:
+    hot.release = asyncio.Event()
+    reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
+    writer.write(
+        b"GET /hot-wait HTTP/1.1\r\nHost: t\r\n\r\nGET " + second + b" HTTP/1.1\r\nHost: t\r\n\r\n"
+    )
+    await asyncio.sleep(0.05)
+    assert hot.observed == [] and hot.framework == []  # the second waits for the first
+    hot.release.set()
+    received = b""
+    last = b"framework" if second == b"/other" else b"GET /hot"
+    while not received.endswith(last):
+        received += await asyncio.wait_for(reader.read(65536), timeout=5)
+    writer.close()
+    assert received.index(b"GET /hot-wait") < received.rindex(last)
+
+
+async def test_a_keep_alive_connection_serves_one_answer_after_another(hot_served: Served) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
+    for path in (b"/hot1", b"/hot2"):
+        writer.write(b"GET " + path + b" HTTP/1.1\r\nHost: t\r\n\r\n")
+        received = b""
+        while not received.endswith(path):
+            received += await asyncio.wait_for(reader.read(65536), timeout=5)
+    writer.close()
+
+
+async def test_an_http_1_0_answer_closes_the_connection(hot_served: Served) -> None:
+    response = await _exchange(hot_served.port, b"GET /hot HTTP/1.0\r\n\r\n", b"/never")
+    assert b"connection: close\r\n" in response and response.endswith(b"GET /hot")
+
+
+@pytest.mark.parametrize("path", [b"/fail", b"/fail-at-once"])
+async def test_an_answer_that_raises_is_a_500_and_the_connection_closes(
+    hot_served: Served, caplog: pytest.LogCaptureFixture, path: bytes
+) -> None:
+    request = b"GET " + path + b" HTTP/1.1\r\nHost: t\r\n\r\n"
+    response = await _exchange(hot_served.port, request, b"/never")
+    assert response.startswith(b"HTTP/1.1 500 Internal Server Error\r\n")
+    assert response.endswith(b"connection: close\r\n\r\nInternal Server Error")
+    assert "Exception in ASGI application" in caplog.text

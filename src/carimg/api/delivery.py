@@ -36,9 +36,14 @@ async def serve_delivery(request: Request, services: Services, token: str, head:
         head=head,
         if_none_match=request.headers.get("if-none-match"),
     )
+    return delivery_response(loaded, services.settings.pricing_variant, head)
+
+
+def delivery_response(loaded: Loaded, pricing_variant: str, head: bool) -> Response:
+    """The response to a load (see `serve_delivery`)."""
     headers = {
         "ETag": loaded.etag,
-        "Cache-Control": cache_control(loaded, services.settings.pricing_variant),
+        "Cache-Control": cache_control(loaded, pricing_variant),
     }
     media_type = _MEDIA[loaded.spec.format]
     if loaded.data is None:

@@ -16,6 +16,7 @@ anything was counted or charged, so every error keeps its one implementation.
 from __future__ import annotations
 
 import time
+from collections.abc import Coroutine
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -23,10 +24,11 @@ from fastapi import FastAPI
 from fastapi.routing import APIRoute
 from starlette.datastructures import Headers
 from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from carimg.api.auth import principal_for
-from carimg.api.delivery import serve_delivery
+from carimg.api.delivery import delivery_response, serve_delivery
 from carimg.api.headers import REQUEST_ID_HEADER, accepted_request_id
 from carimg.api.images import INTEGER_BOUNDS, image_response, wants_json
 from carimg.api.images import router as image_router
@@ -118,8 +120,27 @@ class _HotRequest(Request):
         self._headers = _IndexedHeaders(scope)  # what `headers` returns
 
 
+Answer = Coroutine[Any, Any, Response]
+
+
+def _set_state(scope: Scope, request_id: str, route: str) -> None:
+    """What the endpoints may read from the request's state, set before they ask (a missing
+    attribute is a raised AttributeError each time); the route and id for `observe`."""
+    scope.setdefault("state", {}).update(
+        request_id=request_id, rate_headers={}, ignored_parameters=(), hot_route=route
+    )
+
+
+def _text(value: bytes | None) -> str | None:
+    return None if value is None else value.decode("latin-1")
+
+
 class HotPaths:
-    """Outermost ASGI app: the hot routes here, everything else to `app` (the framework)."""
+    """Outermost ASGI app: the hot routes here, everything else to `app` (the framework).
+
+    `answer` is the hot routes' whole work, a coroutine giving the response (or None: the
+    framework's request), so a server may also write that response itself: uvicorn does
+    (cli/_uvicorn_http), skipping its ASGI cycle. Either way `observe` ends the request."""
 
     def __init__(self, fastapi: FastAPI, app: ASGIApp) -> None:
         self.fastapi = fastapi
@@ -129,43 +150,60 @@ class HotPaths:
         self._unset = dict.fromkeys(self._image_parameters - {"response"})
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            path: str = scope["path"]
-            method: str = scope["method"]
-            if method in ("GET", "HEAD") and path.startswith(DELIVERY_PATH):
-                token = path[len(DELIVERY_PATH) :]
-                if token and "/" not in token:
-                    request = _HotRequest(scope, receive)
-                    await self._serve(request, receive, send, DELIVERY_ROUTE, token)
-                    return
-            elif method == "GET" and path == IMAGE_PATH:
-                query = self._plain_query(scope["query_string"])
-                if query is not None:
-                    request = _HotRequest(scope, receive)
-                    if not wants_json(request, None):  # a URL response mints: the framework's
-                        await self._serve(request, receive, send, IMAGE_PATH, query)
-                        return
-        await self.app(scope, receive, send)
-
-    async def _serve(
-        self,
-        request: Request,
-        receive: Receive,
-        send: Send,
-        route: str,
-        what: str | dict[str, Any],
-    ) -> None:
-        """Serve a delivery token or an image query, with the middlewares' request id and
-        metrics and the exception handlers' problem documents."""
         started = time.perf_counter()
+        answer = self.answer(scope, receive) if scope["type"] == "http" else None
+        if answer is None:
+            await self.app(scope, receive, send)
+            return
+        response = answer if isinstance(answer, Response) else await answer
+        try:
+            await response(scope, receive, send)
+        finally:
+            self.observe(scope, response.status_code, started)
+
+    def answer(self, scope: Scope, receive: Receive) -> Response | Answer | None:
+        """The response of a hot route: at once when it is known without waiting (a cached
+        delivery load), else a coroutine not yet started giving it; None when this request is
+        the framework's. Nothing has been read, counted or charged when it returns None."""
+        path: str = scope["path"]
+        method: str = scope["method"]
+        if method in ("GET", "HEAD") and path.startswith(DELIVERY_PATH):
+            token = path[len(DELIVERY_PATH) :]
+            if token and "/" not in token:
+                if method == "GET":
+                    response = self._delivered_now(scope, token)
+                    if response is not None:
+                        return response
+                return self._respond(_HotRequest(scope, receive), DELIVERY_ROUTE, token)
+        elif method == "GET" and path == IMAGE_PATH:
+            query = self._plain_query(scope["query_string"])
+            if query is not None:
+                request = _HotRequest(scope, receive)
+                if not wants_json(request, None):  # a URL response mints: the framework's
+                    return self._respond(request, IMAGE_PATH, query)
+        return None
+
+    def _delivered_now(self, scope: Scope, token: str) -> Response | None:
+        """A delivery load answered from memory (`DeliveryUrls.load_now`), or None."""
+        sent = dict(scope["headers"])  # the first of repeated headers is not needed here
+        services: Services = self.fastapi.state.services
+        if_none_match = _text(sent.get(b"if-none-match"))
+        loaded = services.delivery_urls.load_now(token, if_none_match=if_none_match)
+        if loaded is None:
+            return None
+        response = delivery_response(loaded, services.settings.pricing_variant, head=False)
+        request_id = accepted_request_id(_text(sent.get(_REQUEST_ID)))
+        response.raw_headers.append((_REQUEST_ID, request_id.encode("latin-1")))
+        _set_state(scope, request_id, DELIVERY_ROUTE)
+        return response
+
+    async def _respond(self, request: Request, route: str, what: str | dict[str, Any]) -> Response:
+        """Serve a delivery token or an image query, with the middlewares' request id and the
+        exception handlers' problem documents."""
         scope = request.scope
         scope["app"] = self.fastapi
         request_id = accepted_request_id(request.headers.get(REQUEST_ID_HEADER))
-        # what the endpoints may read from the request's state, set before they ask (a missing
-        # attribute is a raised AttributeError each time)
-        scope.setdefault("state", {}).update(
-            request_id=request_id, rate_headers={}, ignored_parameters=()
-        )
+        _set_state(scope, request_id, route)
         services: Services = self.fastapi.state.services
         try:
             if isinstance(what, str):
@@ -179,8 +217,12 @@ class HotPaths:
             response.raw_headers.append((_REQUEST_ID, request_id.encode("latin-1")))
         except Exception as error:
             response = await problem_for(request, error)  # carries the request id
-        try:
-            await response(scope, receive, send)
-        finally:
-            seconds = time.perf_counter() - started
-            observer.observe(scope, request_id, route, response.status_code, seconds)
+        return response
+
+    @staticmethod
+    def observe(scope: Scope, status: int, started: float) -> None:
+        """The metrics and access log of an answered request (what the middlewares would do),
+        once its response is sent; `started` is `time.perf_counter()` when it came."""
+        state = scope["state"]
+        seconds = time.perf_counter() - started
+        observer.observe(scope, state["request_id"], state["hot_route"], status, seconds)

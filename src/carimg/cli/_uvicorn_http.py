@@ -1,4 +1,14 @@
-"""uvicorn's HTTP protocol (httptools), sending each response in one write.
+"""uvicorn's HTTP protocol (httptools): the hot routes answered without an ASGI cycle, and
+each response sent in one write.
+
+The hot routes (api/hotpaths: paid images, delivery loads) are most of a deployment's requests,
+and for a cached image uvicorn's ASGI cycle costs several times what carimg's own work does: a
+task, the `receive`/`send` coroutines, two messages and a regex check of every header. Here the
+protocol runs `HotPaths.answer` itself (a cached delivery load is answered at once, with no
+task; anything that waits runs in a task, as under uvicorn, since code may need a current
+task) and writes the response it gives as uvicorn would have: its status line,
+its default headers (date, server), `connection: close` where the connection ends, no body for
+HEAD. Everything else, and every request while tracing logs messages, goes through uvicorn.
 
 uvicorn writes a response's status line and headers as soon as the app starts it, then the
 body: two `send()` system calls and, with Nagle off, two TCP segments for every response, the
@@ -11,10 +21,30 @@ requests per second on 2 cores.
 from __future__ import annotations
 
 import asyncio
+import logging
+import time
 from collections.abc import Iterable
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-from uvicorn.protocols.http.httptools_impl import HttpToolsProtocol
+import httptools
+from starlette.responses import Response
+from uvicorn.protocols.http.httptools_impl import (
+    STATUS_LINE,
+    HttpToolsProtocol,
+    RequestResponseCycle,
+)
+
+if TYPE_CHECKING:
+    from starlette.types import Scope
+
+    from carimg.api.hotpaths import Answer, HotPaths
+
+_log = logging.getLogger("uvicorn.error")
+_HOT_METHODS = (b"GET", b"HEAD")
+_SERVER_ERROR = (
+    STATUS_LINE[500] + b"content-type: text/plain; charset=utf-8\r\ncontent-length: 21\r\n"
+    b"connection: close\r\n\r\nInternal Server Error"
+)
 
 
 class CoalescingTransport:
@@ -40,6 +70,14 @@ class CoalescingTransport:
     def write_eof(self) -> None:
         self.flush()
         self._transport.write_eof()
+
+    def write_now(self, data: bytes) -> None:
+        """`data` after what is held, all in one write now."""
+        if self._held:
+            self._held.append(data)
+            self.flush()
+        elif not self._transport.is_closing():
+            self._transport.write(data)
 
     def flush(self) -> None:
         held = self._held
@@ -69,3 +107,132 @@ class CoalescingHttpToolsProtocol(HttpToolsProtocol):
     def on_response_complete(self) -> None:
         self._coalescing.flush()
         super().on_response_complete()
+
+
+class _NoEvent:
+    def set(self) -> None:
+        pass
+
+
+_NO_EVENT = _NoEvent()
+
+
+class _HotCycle:
+    """What uvicorn's protocol keeps of a request a hot route answers (in `cycle`, where its
+    callbacks and `shutdown` look): whether the response is done, the connection's fate."""
+
+    body = b""  # a GET's body, should one come, is ignored as the hot routes ignore it
+    more_body = True
+    message_event = _NO_EVENT
+
+    def __init__(self, scope: Scope, keep_alive: bool) -> None:
+        self.scope = scope
+        self.keep_alive = keep_alive
+        self.response_complete = False
+        self.disconnected = False
+
+
+class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
+    """`CoalescingHttpToolsProtocol` that answers the hot routes itself (see the module)."""
+
+    _hot: HotPaths | None = None
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        # only the app itself: a wrapper (tracing's message logger) must see every message
+        self._hot = getattr(self.app, "hot_paths", None)
+
+    def on_headers_complete(self) -> None:
+        """A hot route's request is answered here; any other goes on as uvicorn's."""
+        hot, cycle, parser = self._hot, self.cycle, self.parser
+        if (
+            hot is None
+            or (cycle is not None and not cycle.response_complete)  # in turn, after that one
+            or self.limit_concurrency is not None
+            or parser.get_method() not in _HOT_METHODS
+            or parser.should_upgrade()
+        ):
+            super().on_headers_complete()
+            return
+        url = httptools.parse_url(self.url)
+        path = url.path.decode("ascii")
+        if "%" in path:  # escaped: uvicorn's decoding
+            super().on_headers_complete()
+            return
+        scope = self.scope
+        scope["method"] = parser.get_method().decode("ascii")
+        http_version = parser.get_http_version()
+        if http_version != "1.1":
+            scope["http_version"] = http_version
+        scope["path"] = self.root_path + path
+        scope["raw_path"] = self.root_path.encode("ascii") + url.path
+        scope["query_string"] = url.query or b""
+        started = time.perf_counter()
+        answer: Response | Answer | Exception | None
+        try:
+            answer = hot.answer(cast("Scope", scope), _no_body)
+        except Exception as error:  # answered as uvicorn answers an app that raises
+            answer = error
+        if answer is None:
+            super().on_headers_complete()
+            return
+        keep_alive = http_version != "1.0" and parser.should_keep_alive()
+        hot_cycle = _HotCycle(cast("Scope", scope), keep_alive)
+        self.cycle = cast(RequestResponseCycle, hot_cycle)
+        if isinstance(answer, Exception):
+            self._fail(hot_cycle, answer)
+        else:
+            self._run(hot_cycle, answer, started)
+
+    def _run(self, cycle: _HotCycle, answer: Response | Answer, started: float) -> None:
+        if isinstance(answer, Response):  # known at once: no task
+            self._send(cycle, answer, started)
+            return
+        task = self.loop.create_task(answer)
+        task.add_done_callback(lambda task: self._finished(cycle, task, started))
+        self.tasks.add(cast("asyncio.Task[None]", task))  # the server waits for it to stop
+        task.add_done_callback(self.tasks.discard)
+
+    def _finished(self, cycle: _HotCycle, task: asyncio.Task[Response], started: float) -> None:
+        if task.cancelled():  # the stop ran out of time while it waited: a 500, as uvicorn does
+            self._fail(cycle, None)
+        elif (error := task.exception()) is not None:
+            self._fail(cycle, error)
+        else:
+            self._send(cycle, task.result(), started)
+
+    def _send(self, cycle: _HotCycle, response: Response, started: float) -> None:
+        """Write `response` as uvicorn's `send` would, then end the request as it does."""
+        scope = cycle.scope
+        if not cycle.disconnected:
+            content = [STATUS_LINE[response.status_code]]
+            for name, value in self.server_state.default_headers:
+                content += (name, b": ", value, b"\r\n")
+            for name, value in response.raw_headers:
+                content += (name, b": ", value, b"\r\n")
+            if not cycle.keep_alive:
+                content.append(b"connection: close\r\n")
+            content.append(b"\r\n")
+            if scope["method"] != "HEAD":
+                content.append(bytes(response.body))
+            self._end(cycle, b"".join(content))
+        cast("HotPaths", self._hot).observe(scope, response.status_code, started)
+
+    def _fail(self, cycle: _HotCycle, error: BaseException | None) -> None:
+        """What uvicorn does when an app raises: log it, answer 500 (the connection closes)."""
+        if error is not None:
+            _log.error("Exception in ASGI application\n", exc_info=error)
+        if not cycle.disconnected:
+            cycle.keep_alive = False
+            self._end(cycle, _SERVER_ERROR)
+
+    def _end(self, cycle: _HotCycle, data: bytes) -> None:
+        self._coalescing.write_now(data)
+        cycle.response_complete = True
+        if not cycle.keep_alive:
+            self.transport.close()
+        self.on_response_complete()
+
+
+async def _no_body() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"", "more_body": False}

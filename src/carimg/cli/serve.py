@@ -85,7 +85,7 @@ def _log_config(settings: Settings) -> dict[str, Any]:
 def _run_uvicorn(settings: Settings, host: str, port: int, workers: int) -> None:
     import uvicorn
 
-    from carimg.cli._uvicorn_http import CoalescingHttpToolsProtocol
+    from carimg.cli._uvicorn_http import CarimgHttpProtocol
 
     uvicorn.run(
         APP,
@@ -99,7 +99,7 @@ def _run_uvicorn(settings: Settings, host: str, port: int, workers: int) -> None
         proxy_headers=False,
         timeout_graceful_shutdown=settings.shutdown_timeout,
         loop=event_loop(settings, "uvicorn"),
-        http=CoalescingHttpToolsProtocol,
+        http=CarimgHttpProtocol,
         ws="none",  # the app has no WebSocket route
     )
 

@@ -83,6 +83,24 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
+def _admitted(
+    row: DeliveryUrlRow | None, referer: str | None, origin: str | None
+) -> DeliveryUrlRow:
+    """`row` when it may be loaded from this page (Referer, Origin); else Forbidden."""
+    if row is None:
+        raise Forbidden("This delivery URL is not valid (unknown or altered token).")
+    if row.key_revoked:
+        raise Forbidden("The key that minted this URL was revoked; the URL no longer works.")
+    if row.key_origins:
+        asking = _origin_of(origin) or _origin_of(referer)
+        if asking is not None and asking not in row.key_origins:
+            raise Forbidden(
+                f"This URL may only be shown on {', '.join(row.key_origins)}.",
+                code="origin_not_allowed",
+            )
+    return row
+
+
 def _origin_of(value: str | None) -> str | None:
     if not value:
         return None
@@ -215,18 +233,38 @@ class DeliveryUrls:
 
     async def _open(self, token: str, referer: str | None, origin: str | None) -> DeliveryUrlRow:
         row = await self._store.by_token_hash(token_hash(token)) if token else None
-        if row is None:
-            raise Forbidden("This delivery URL is not valid (unknown or altered token).")
-        if row.key_revoked:
-            raise Forbidden("The key that minted this URL was revoked; the URL no longer works.")
-        if row.key_origins:
-            asking = _origin_of(origin) or _origin_of(referer)
-            if asking is not None and asking not in row.key_origins:
-                raise Forbidden(
-                    f"This URL may only be shown on {', '.join(row.key_origins)}.",
-                    code="origin_not_allowed",
-                )
-        return row
+        return _admitted(row, referer, origin)
+
+    def load_now(self, token: str, *, if_none_match: str | None = None) -> Loaded | None:
+        """`load`'s answer to a GET when it is known without waiting or writing anything: an
+        unlimited, non-renewing URL with no allowed-origins list whose row is cached and
+        unchanged, already delivered, not expired, its image held in memory and no ETag sent.
+        None otherwise: then `load` (which also raises every error)."""
+        row = self._store.cached_by_token_hash(token_hash(token))
+        if (
+            row is None
+            or row.key_revoked
+            or row.key_origins
+            or row.state == "consumed"
+            or row.max_uses
+            or row.renew_until is not None
+            or not row.delivered
+            or if_none_match is not None
+        ):
+            return None
+        spec = self._specs.get(row.id)
+        spec = None if spec is None else self._renderer.current_now(spec)
+        if spec is None:
+            return None
+        now = self._clock.now()
+        image = self._renderer.in_memory(spec) if now < row.expires_at else None
+        if image is None:
+            return None
+        seconds_left = math.floor((row.expires_at - now).total_seconds())
+        return Loaded(
+            spec, self._renderer.etag(spec), image.data, image.width, image.height, image.source,
+            0, seconds_left,
+        )  # fmt: skip
 
     async def _current_expiry(
         self, row: DeliveryUrlRow, now: datetime, *, bill: bool

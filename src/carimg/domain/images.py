@@ -72,6 +72,9 @@ class NotModified:
 class VariationSource(Protocol):
     async def variation(self, asset_key: str) -> int: ...
 
+    def variation_now(self, asset_key: str) -> int | None:
+        """The variation when known without waiting, else None."""
+
 
 class RenderQueue(Protocol):
     """New sources rendered by other processes (`carimg.queue`), stored in the shared cache."""
@@ -103,6 +106,13 @@ class Renderer:
     async def current(self, spec: ImageSpec) -> ImageSpec:
         """The spec at its asset's current variation (feedback may have flagged the render)."""
         variation = await self._variations.variation(spec.asset_key)
+        return replace(spec, variation=variation) if variation != spec.variation else spec
+
+    def current_now(self, spec: ImageSpec) -> ImageSpec | None:
+        """`current` when known without waiting (the variations are fresh), else None."""
+        variation = self._variations.variation_now(spec.asset_key)
+        if variation is None:
+            return None
         return replace(spec, variation=variation) if variation != spec.variation else spec
 
     def etag(self, spec: ImageSpec) -> str:

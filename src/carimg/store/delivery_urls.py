@@ -126,6 +126,10 @@ class DeliveryUrlStore:
             ],
         )
 
+    def cached_by_token_hash(self, token_hash: str) -> DeliveryUrlRow | None:
+        """`by_token_hash` when its row is cached and unchanged, else None (nothing is read)."""
+        return None if self._rows is None else self._rows.peek(token_hash)
+
     async def by_token_hash(self, token_hash: str) -> DeliveryUrlRow | None:
         if self._rows is not None:  # every page view of a URL: read once while unchanged
             inline = self._rows.inline

@@ -78,6 +78,12 @@ class FeedbackStore:
             self._variations[asset_key] = current + 1
         return moved
 
+    def variation_now(self, asset_key: str) -> int | None:
+        """`variation` when this process's copy is fresh; None when it is due for a refresh."""
+        if time.monotonic() - self._loaded_at > self._refresh:
+            return None
+        return self._variations.get(asset_key, 0)
+
     async def variation(self, asset_key: str) -> int:
         """The asset's current variation (a per-process copy, refreshed every few seconds)."""
         if time.monotonic() - self._loaded_at > self._refresh:

@@ -299,13 +299,17 @@ class ReadCache(Generic[V]):
         self._rows: dict[str, V] = {}
         self._version: tuple[int, ...] = ()
 
-    def read(self, key: str, load: Callable[[], V | None]) -> V | None:
-        """The row cached under `key`, or `load()` (an inline read: nothing runs in between)."""
+    def peek(self, key: str) -> V | None:
+        """The row cached under `key` while it is unchanged; None when it is not cached."""
         version = self.inline.version(self._tables)
         if version != self._version:
             self._rows.clear()
             self._version = version
-        row = self._rows.get(key)
+        return self._rows.get(key)
+
+    def read(self, key: str, load: Callable[[], V | None]) -> V | None:
+        """The row cached under `key`, or `load()` (an inline read: nothing runs in between)."""
+        row = self.peek(key)
         if row is None:
             row = load()
             if row is not None:

@@ -1,9 +1,11 @@
-"""`carimg serve` under uvicorn: each response leaves in one write (carimg.cli._uvicorn_http)."""
+"""`carimg serve` under uvicorn (carimg.cli._uvicorn_http): each response leaves in one write,
+and the hot routes are answered by the protocol itself as uvicorn would answer them."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from typing import Any
 
 import pytest
@@ -41,6 +43,7 @@ class RecordingTransport:
 class Served:
     def __init__(self) -> None:
         self.transports: list[RecordingTransport] = []
+        self.protocols: list[CoalescingHttpToolsProtocol] = []
         self.port = 0
 
 
@@ -50,29 +53,42 @@ def app_box() -> dict[str, Any]:
     return {}
 
 
-@pytest.fixture
-async def served(app_box: dict[str, Any]) -> AsyncIterator[Served]:
-    async def app(scope: Scope, receive: Receive, send: Send) -> None:
-        await app_box["app"](scope, receive, send)
-
-    config = uvicorn.Config(app, http=CoalescingHttpToolsProtocol, ws="none", lifespan="off")
+@asynccontextmanager
+async def serving(
+    app: Any, protocol: type[CoalescingHttpToolsProtocol], **state: Any
+) -> AsyncIterator[Served]:
+    """`app` behind `protocol` on a free port, each connection's writes recorded; `state`
+    sets the server state's attributes (its default headers)."""
+    config = uvicorn.Config(app, http=protocol, ws="none", lifespan="off", proxy_headers=False)
     config.load()
-    state = ServerState()
+    server_state = ServerState()
+    for name, value in state.items():
+        setattr(server_state, name, value)
     result = Served()
 
-    class Recorded(CoalescingHttpToolsProtocol):
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+    class Recorded(protocol):  # type: ignore[valid-type, misc]
+        def connection_made(self, transport: asyncio.Transport) -> None:
             recording = RecordingTransport(transport)
             result.transports.append(recording)
-            super().connection_made(recording)  # type: ignore[arg-type]
+            result.protocols.append(self)
+            super().connection_made(recording)
 
     server = await asyncio.get_running_loop().create_server(
-        lambda: Recorded(config, state, {}), "127.0.0.1", 0
+        lambda: Recorded(config, server_state, {}), "127.0.0.1", 0
     )
     result.port = server.sockets[0].getsockname()[1]
     yield result
     server.close()
     await server.wait_closed()
+
+
+@pytest.fixture
+async def served(app_box: dict[str, Any]) -> AsyncIterator[Served]:
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        await app_box["app"](scope, receive, send)
+
+    async with serving(app, CoalescingHttpToolsProtocol) as result:
+        yield result
 
 
 async def _exchange(port: int, request: bytes, until: bytes) -> bytes:
@@ -260,27 +276,10 @@ def hot() -> FakeHotPaths:
 
 @pytest.fixture
 async def hot_served(hot: FakeHotPaths) -> AsyncIterator[Served]:
-    config = uvicorn.Config(
-        HotApp(hot), http=CarimgHttpProtocol, ws="none", lifespan="off", proxy_headers=False
-    )
-    config.load()
-    state = ServerState()
-    state.default_headers = [(b"server", b"test")]
-    result = Served()
-
-    class Recorded(CarimgHttpProtocol):
-        def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
-            recording = RecordingTransport(transport)
-            result.transports.append(recording)
-            super().connection_made(recording)  # type: ignore[arg-type]
-
-    server = await asyncio.get_running_loop().create_server(
-        lambda: Recorded(config, state, {}), "127.0.0.1", 0
-    )
-    result.port = server.sockets[0].getsockname()[1]
-    yield result
-    server.close()
-    await server.wait_closed()
+    async with serving(
+        HotApp(hot), CarimgHttpProtocol, default_headers=[(b"server", b"test")]
+    ) as result:
+        yield result
 
 
 async def test_a_hot_answer_known_at_once_is_written_in_one_write_as_uvicorn_would(
@@ -330,6 +329,27 @@ async def test_pipelined_requests_are_answered_in_order_when_an_answer_waits(
         received += await asyncio.wait_for(reader.read(65536), timeout=5)
     writer.close()
     assert received.index(b"GET /hot-wait") < received.rindex(last)
+
+
+async def test_while_the_client_reads_slowly_answers_wait_for_it(
+    hot_served: Served, hot: FakeHotPaths
+) -> None:
+    """No answer piles up in memory behind a client that does not read (pipelined requests
+    would otherwise be answered as fast as they arrive)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
+    writer.write(b"GET /hot1 HTTP/1.1\r\nHost: t\r\n\r\n")
+    received = await asyncio.wait_for(reader.read(65536), timeout=5)
+    assert received.endswith(b"GET /hot1")
+    protocol = hot_served.protocols[0]
+    protocol.pause_writing()  # as the transport does once its buffer passes the high-water mark
+    writer.write(b"GET /hot2 HTTP/1.1\r\nHost: t\r\n\r\n")
+    with pytest.raises(TimeoutError):
+        await asyncio.wait_for(reader.read(65536), timeout=0.1)
+    protocol.resume_writing()
+    received = await asyncio.wait_for(reader.read(65536), timeout=5)
+    writer.close()
+    assert received.endswith(b"GET /hot2")
+    assert hot.observed == [("/hot1", 200)]  # the second went through uvicorn's cycle
 
 
 async def test_a_keep_alive_connection_serves_one_answer_after_another(hot_served: Served) -> None:

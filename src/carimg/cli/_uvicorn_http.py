@@ -148,6 +148,7 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
         if (
             hot is None
             or (cycle is not None and not cycle.response_complete)  # in turn, after that one
+            or self.flow.write_paused  # the client reads slowly: uvicorn's cycle waits for it
             or self.limit_concurrency is not None
             or parser.get_method() not in _HOT_METHODS
             or parser.should_upgrade()

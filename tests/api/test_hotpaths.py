@@ -315,20 +315,46 @@ async def test_loads_that_count_pay_or_compare_take_the_full_path(
     headers: dict[str, str],
 ) -> None:
     url = await mint_url(client, customer.headers, **options)
-    assert (await client.get(url)).status_code == 200
+    for _ in range(2):  # delivered, then its row cached
+        assert (await client.get(url)).status_code == 200
     assert not answers_at_once(app, url, headers)
 
 
-async def test_a_url_whose_key_lists_origins_takes_the_full_path(
+async def test_a_url_whose_key_lists_origins_is_checked_on_every_load(
     app: FastAPI, client: httpx.AsyncClient, make_customer: NewCustomer
 ) -> None:
     restricted = await make_customer(origins=("https://shop.example",))
     url = await mint_url(client, restricted.headers)
     page = {"Referer": "https://shop.example/cars"}
-    assert (await client.get(url, headers=page)).status_code == 200
+    for _ in range(2):  # delivered, then its row cached
+        assert (await client.get(url, headers=page)).status_code == 200
     assert not answers_at_once(app, url, page)
     elsewhere = await client.get(url, headers={"Referer": "https://other.example/"})
     assert elsewhere.status_code == 403
+
+
+async def test_a_revoked_key_s_cached_url_stays_refused(
+    app: FastAPI, client: httpx.AsyncClient, customer: Customer, services: Services
+) -> None:
+    """A refused load caches the row it read too: the next load must still refuse it."""
+    url = await mint_url(client, customer.headers)
+    for _ in range(2):
+        assert (await client.get(url)).status_code == 200
+    await AccountStore(services.db).revoke_key(customer.key_id, services.clock.now())
+    for _ in range(2):
+        assert (await client.get(url)).status_code == 403
+    assert not answers_at_once(app, url)
+
+
+async def test_a_load_answered_at_once_echoes_the_first_request_id_sent(
+    client: httpx.AsyncClient, framework: httpx.AsyncClient, customer: Customer
+) -> None:
+    url = await mint_url(client, customer.headers)
+    for _ in range(2):
+        await client.get(url)
+    twice = [("X-Request-Id", "req-first"), ("X-Request-Id", "req-second")]
+    answers = [await c.get(url, headers=twice) for c in (client, framework)]
+    assert [a.headers["x-request-id"] for a in answers] == ["req-first", "req-first"]
 
 
 async def test_a_url_answered_at_once_still_expires_on_time(

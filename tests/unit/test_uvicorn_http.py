@@ -55,11 +55,18 @@ def app_box() -> dict[str, Any]:
 
 @asynccontextmanager
 async def serving(
-    app: Any, protocol: type[CoalescingHttpToolsProtocol], **state: Any
+    app: Any, protocol: type[CoalescingHttpToolsProtocol], keep_alive: float = 5, **state: Any
 ) -> AsyncIterator[Served]:
     """`app` behind `protocol` on a free port, each connection's writes recorded; `state`
     sets the server state's attributes (its default headers)."""
-    config = uvicorn.Config(app, http=protocol, ws="none", lifespan="off", proxy_headers=False)
+    config = uvicorn.Config(
+        app,
+        http=protocol,
+        ws="none",
+        lifespan="off",
+        proxy_headers=False,
+        timeout_keep_alive=keep_alive,  # type: ignore[arg-type]
+    )
     config.load()
     server_state = ServerState()
     for name, value in state.items():
@@ -350,6 +357,27 @@ async def test_while_the_client_reads_slowly_answers_wait_for_it(
     writer.close()
     assert received.endswith(b"GET /hot2")
     assert hot.observed == [("/hot1", 200)]  # the second went through uvicorn's cycle
+
+
+async def test_the_keep_alive_timeout_never_closes_a_connection_under_a_request(
+    hot: FakeHotPaths,
+) -> None:
+    """An answer written at once, with the next request in the same read still to come: the
+    idle timeout it arms must not close the connection while that request runs."""
+    hot.release = asyncio.Event()
+    async with serving(HotApp(hot), CarimgHttpProtocol, keep_alive=0.2) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(
+            b"GET /hot HTTP/1.1\r\nHost: t\r\n\r\nGET /hot-wait HTTP/1.1\r\nHost: t\r\n\r\n"
+        )
+        await asyncio.sleep(0.4)  # past the idle timeout, the second still waiting
+        hot.release.set()
+        received = b""
+        while not received.endswith(b"GET /hot-wait"):
+            chunk = await asyncio.wait_for(reader.read(65536), timeout=5)
+            assert chunk, "the connection was closed under the second request"
+            received += chunk
+        writer.close()
 
 
 async def test_a_keep_alive_connection_serves_one_answer_after_another(hot_served: Served) -> None:

@@ -185,7 +185,7 @@ class HotPaths:
 
     def _delivered_now(self, scope: Scope, token: str) -> Response | None:
         """A delivery load answered from memory (`DeliveryUrls.load_now`), or None."""
-        sent = dict(scope["headers"])  # the first of repeated headers is not needed here
+        sent = dict(reversed(scope["headers"]))  # the first of repeated headers, as elsewhere
         services: Services = self.fastapi.state.services
         if_none_match = _text(sent.get(b"if-none-match"))
         loaded = services.delivery_urls.load_now(token, if_none_match=if_none_match)

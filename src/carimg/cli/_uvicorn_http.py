@@ -144,6 +144,10 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
 
     def on_headers_complete(self) -> None:
         """A hot route's request is answered here; any other goes on as uvicorn's."""
+        # A request has begun: no keep-alive timeout may close the connection under it. (An
+        # answer written at once re-arms the timer inside this same read, where uvicorn's
+        # `data_received` no longer stops it for the pipelined requests that follow.)
+        self._unset_keepalive_if_required()
         hot, cycle, parser = self._hot, self.cycle, self.parser
         if (
             hot is None
@@ -196,7 +200,7 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
 
     def _finished(self, cycle: _HotCycle, task: asyncio.Task[Response], started: float) -> None:
         if task.cancelled():  # the stop ran out of time while it waited: a 500, as uvicorn does
-            self._fail(cycle, None)
+            self._fail(cycle, asyncio.CancelledError())
         elif (error := task.exception()) is not None:
             self._fail(cycle, error)
         else:
@@ -204,25 +208,34 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
 
     def _send(self, cycle: _HotCycle, response: Response, started: float) -> None:
         """Write `response` as uvicorn's `send` would, then end the request as it does."""
-        scope = cycle.scope
+        try:
+            data = self._encoded(cycle, response)
+        except Exception as error:  # a response uvicorn could not have sent either
+            self._fail(cycle, error)
+            return
         if not cycle.disconnected:
-            content = [STATUS_LINE[response.status_code]]
-            for name, value in self.server_state.default_headers:
-                content += (name, b": ", value, b"\r\n")
-            for name, value in response.raw_headers:
-                content += (name, b": ", value, b"\r\n")
-            if not cycle.keep_alive:
-                content.append(b"connection: close\r\n")
-            content.append(b"\r\n")
-            if scope["method"] != "HEAD":
-                content.append(bytes(response.body))
-            self._end(cycle, b"".join(content))
-        cast("HotPaths", self._hot).observe(scope, response.status_code, started)
+            self._end(cycle, data)
+        try:
+            cast("HotPaths", self._hot).observe(cycle.scope, response.status_code, started)
+        except Exception:  # the answer is out: a metrics failure must not touch it
+            _log.exception("Could not record a request's metrics")
 
-    def _fail(self, cycle: _HotCycle, error: BaseException | None) -> None:
+    def _encoded(self, cycle: _HotCycle, response: Response) -> bytes:
+        content = [STATUS_LINE[response.status_code]]
+        for name, value in self.server_state.default_headers:
+            content += (name, b": ", value, b"\r\n")
+        for name, value in response.raw_headers:
+            content += (name, b": ", value, b"\r\n")
+        if not cycle.keep_alive:
+            content.append(b"connection: close\r\n")
+        content.append(b"\r\n")
+        if cycle.scope["method"] != "HEAD":
+            content.append(bytes(response.body))
+        return b"".join(content)
+
+    def _fail(self, cycle: _HotCycle, error: BaseException) -> None:
         """What uvicorn does when an app raises: log it, answer 500 (the connection closes)."""
-        if error is not None:
-            _log.error("Exception in ASGI application\n", exc_info=error)
+        _log.error("Exception in ASGI application\n", exc_info=error)
         if not cycle.disconnected:
             cycle.keep_alive = False
             self._end(cycle, _SERVER_ERROR)

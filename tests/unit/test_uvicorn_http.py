@@ -380,6 +380,36 @@ async def test_the_keep_alive_timeout_never_closes_a_connection_under_a_request(
         writer.close()
 
 
+async def test_a_stop_lets_a_waiting_answer_finish_then_closes_the_connection(
+    hot_served: Served, hot: FakeHotPaths
+) -> None:
+    hot.release = asyncio.Event()
+    reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
+    writer.write(b"GET /hot-wait HTTP/1.1\r\nHost: t\r\n\r\n")
+    await asyncio.sleep(0.05)
+    hot_served.protocols[0].shutdown()  # what uvicorn's server does to each connection
+    hot.release.set()
+    received = await asyncio.wait_for(reader.read(65536), timeout=5)
+    assert b"connection: close\r\n" in received and received.endswith(b"GET /hot-wait")
+    assert await asyncio.wait_for(reader.read(65536), timeout=5) == b""  # closed
+    writer.close()
+
+
+async def test_an_answer_whose_client_went_away_is_counted_not_written(
+    hot_served: Served, hot: FakeHotPaths
+) -> None:
+    hot.release = asyncio.Event()
+    _reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
+    writer.write(b"GET /hot-wait HTTP/1.1\r\nHost: t\r\n\r\n")
+    await asyncio.sleep(0.05)
+    writer.close()
+    await asyncio.sleep(0.05)  # the server sees the connection lost
+    hot.release.set()
+    await asyncio.sleep(0.05)
+    assert hot.observed == [("/hot-wait", 200)]
+    assert hot_served.transports[0].writes == []
+
+
 async def test_a_keep_alive_connection_serves_one_answer_after_another(hot_served: Served) -> None:
     reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
     for path in (b"/hot1", b"/hot2"):

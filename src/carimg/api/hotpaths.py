@@ -138,8 +138,8 @@ def _text(value: bytes | None) -> str | None:
 class HotPaths:
     """Outermost ASGI app: the hot routes here, everything else to `app` (the framework).
 
-    `answer` is the hot routes' whole work, a coroutine giving the response (or None: the
-    framework's request), so a server may also write that response itself: uvicorn does
+    `answer` is the hot routes' whole work: the response, or a coroutine giving it (None: the
+    framework's request). A server may write that response itself: uvicorn does
     (cli/_uvicorn_http), skipping its ASGI cycle. Either way `observe` ends the request."""
 
     def __init__(self, fastapi: FastAPI, app: ASGIApp) -> None:

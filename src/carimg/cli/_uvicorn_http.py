@@ -5,10 +5,10 @@ The hot routes (api/hotpaths: paid images, delivery loads) are most of a deploym
 and for a cached image uvicorn's ASGI cycle costs several times what carimg's own work does: a
 task, the `receive`/`send` coroutines, two messages and a regex check of every header. Here the
 protocol runs `HotPaths.answer` itself (a cached delivery load is answered at once, with no
-task; anything that waits runs in a task, as under uvicorn, since code may need a current
-task) and writes the response it gives as uvicorn would have: its status line,
-its default headers (date, server), `connection: close` where the connection ends, no body for
-HEAD. Everything else, and every request while tracing logs messages, goes through uvicorn.
+task; anything that may wait runs in a task, as under uvicorn, since code may need a current
+task) and writes the response it gives as uvicorn would have: its status line, its default
+headers (date, server), `connection: close` where the connection ends, no body for HEAD.
+Everything else, and every request while tracing logs messages, goes through uvicorn.
 
 uvicorn writes a response's status line and headers as soon as the app starts it, then the
 body: two `send()` system calls and, with Nagle off, two TCP segments for every response, the

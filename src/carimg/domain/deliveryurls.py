@@ -240,6 +240,8 @@ class DeliveryUrls:
         unlimited, non-renewing URL with no allowed-origins list whose row is cached and
         unchanged, already delivered, not expired, its image held in memory and no ETag sent.
         None otherwise: then `load` (which also raises every error)."""
+        if if_none_match is not None:  # a 304, perhaps
+            return None
         row = self._store.cached_by_token_hash(token_hash(token))
         if (
             row is None
@@ -249,7 +251,6 @@ class DeliveryUrls:
             or row.max_uses
             or row.renew_until is not None
             or not row.delivered
-            or if_none_match is not None
         ):
             return None
         spec = self._specs.get(row.id)

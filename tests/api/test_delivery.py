@@ -246,6 +246,16 @@ async def test_a_foreign_referer_or_origin_is_403_origin_not_allowed(
         assert (await client.head(path, headers=headers)).status_code == 403
 
 
+async def test_a_malformed_referer_or_origin_is_403_not_a_server_error(
+    client: httpx.AsyncClient, make_customer: Any
+) -> None:
+    shop: Customer = await make_customer(origins=(SHOP,))
+    path = await mint_url(client, shop.headers)
+    for headers in ({"Origin": "http://["}, {"Referer": "https://shop.example]/page"}):
+        problem = assert_problem(await client.get(path, headers=headers), 403)
+        assert problem["code"] == "origin_not_allowed", headers
+
+
 async def test_the_listed_origin_and_requests_without_either_header_pass(
     client: httpx.AsyncClient, make_customer: Any
 ) -> None:

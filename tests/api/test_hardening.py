@@ -169,13 +169,33 @@ async def test_a_batch_item_that_is_not_an_object_is_400_with_its_index(
     assert response.status_code == 400 and response.json()["index"] == 1
 
 
-@pytest.mark.parametrize("options", [{"max_uses": True}, {"ttl_seconds": "3600"}])
+@pytest.mark.parametrize(
+    "options", [{"max_uses": True}, {"ttl_seconds": "3600"}, {"renew_days": 2.5}]
+)
 async def test_minting_options_are_whole_numbers_not_look_alikes(
     client: httpx.AsyncClient, customer: Customer, options: dict[str, object]
 ) -> None:
     body = {"images": [THUMB], **options}
     response = await client.post("/api/v1/image-urls", json=body, headers=customer.headers)
     assert response.status_code == 400
+
+
+async def test_minting_options_take_a_whole_number_written_as_a_float(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    body = {"images": [THUMB], "max_uses": 5.0, "ttl_seconds": 600.0}
+    response = await client.post("/api/v1/image-urls", json=body, headers=customer.headers)
+    assert response.status_code == 201, response.text
+    minted = response.json()["data"][0]
+    assert minted["max_uses"] == 5 and type(minted["max_uses"]) is int
+
+
+async def test_a_year_wider_than_64_bits_is_400_not_a_server_error(
+    client: httpx.AsyncClient,
+) -> None:
+    response = await client.get("/api/v1/vehicles", params={"year": 2**87})
+    assert response.status_code == 400
+    assert response.json()["parameter"] == "year"
 
 
 async def test_the_default_port_of_an_allowed_origin_matches(

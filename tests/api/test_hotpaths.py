@@ -18,7 +18,9 @@ from carimg.domain.clock import FixedClock
 from carimg.services import Services
 from carimg.store.accounts import AccountStore
 from carimg.store.db import Database
-from tests.api.delivery_helpers import mint_url
+from carimg.store.feedback import FeedbackStore
+from carimg.store.render_cache import RenderCache
+from tests.api.delivery_helpers import THUMB, mint_url
 from tests.api.images_helpers import CAMRY, IMAGE_URL
 from tests.conftest import Customer
 
@@ -243,7 +245,7 @@ async def test_a_revoked_key_s_url_is_refused_at_once(
     client: httpx.AsyncClient, customer: Customer, services: Services
 ) -> None:
     url = await mint_url(client, customer.headers)
-    for _ in range(2):  # now cached as a valid, delivered row: answered from memory
+    for _ in range(3):  # cached as a valid, delivered row, then answered (and kept) at once
         assert (await client.get(url)).status_code == 200
     await AccountStore(services.db).revoke_key(customer.key_id, services.clock.now())
     assert (await client.get(url)).status_code == 403
@@ -370,9 +372,81 @@ async def test_a_url_answered_at_once_still_expires_on_time(
     clock.advance(59)
     assert answers_at_once(app, url) == rows_in_memory
     assert (await client.get(url)).headers["cache-control"].startswith("public, max-age=1,")
-    clock.advance(1)  # time reaches expires_at
+    clock.advance(0.5)  # its last half second: no whole second left, answered (and kept)
+    assert (await client.get(url)).headers["cache-control"].startswith("public, max-age=0,")
+    clock.advance(0.5)  # time reaches expires_at
     assert not answers_at_once(app, url)
     assert (await client.get(url)).status_code == 403
+
+
+async def test_a_kept_answer_follows_the_clock_second_by_second(
+    client: httpx.AsyncClient, customer: Customer, clock: FixedClock
+) -> None:
+    """max-age is the whole seconds left: a kept answer must not outlive its second."""
+    url = await mint_url(client, customer.headers, ttl_seconds=60)
+    for _ in range(2):  # delivered, then its row cached: the next loads are kept answers
+        assert (await client.get(url)).status_code == 200
+    ages = []
+    for step in (0, 0, 0.4, 0.6, 0.5):
+        clock.advance(step)
+        ages.append((await client.get(url)).headers["cache-control"].split(", ")[1])
+    assert ages == ["max-age=60", "max-age=60", "max-age=59", "max-age=59", "max-age=58"]
+
+
+async def test_kept_answers_carry_only_their_own_request_id(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    url = await mint_url(client, customer.headers)
+    for _ in range(2):
+        await client.get(url)
+    ids = [(await client.get(url)).headers.get_list("x-request-id") for _ in range(3)]
+    assert all(len(one) == 1 for one in ids)
+    assert len({one[0] for one in ids}) == 3
+
+
+@pytest.mark.parametrize(
+    ("owner", "lookup"),
+    [
+        # another process may have flagged the render: the kept answer must not hide that
+        (FeedbackStore, "variation_now"),
+        # each kept answer is a use of its image there (least recently used goes first); once
+        # the image is gone from memory the load takes the full path, which reads it back
+        (RenderCache, "peek_derived"),
+    ],
+    ids=["variations-due-for-a-refresh", "image-let-go-by-the-cache"],
+)
+async def test_a_kept_answer_ends_when_what_it_rests_on_is_not_in_memory(
+    app: FastAPI,
+    client: httpx.AsyncClient,
+    customer: Customer,
+    rows_in_memory: bool,
+    monkeypatch: pytest.MonkeyPatch,
+    owner: type,
+    lookup: str,
+) -> None:
+    url = await mint_url(client, customer.headers)
+    for _ in range(3):
+        assert (await client.get(url)).status_code == 200
+    assert answers_at_once(app, url) == rows_in_memory
+    monkeypatch.setattr(owner, lookup, lambda self, key: None)
+    assert not answers_at_once(app, url)
+
+
+@pytest.mark.parametrize("overrides", [{"feedback_flag_threshold": 1}], ids=["threshold-1"])
+async def test_a_flagged_render_is_not_served_from_a_kept_answer(
+    app: FastAPI, client: httpx.AsyncClient, customer: Customer
+) -> None:
+    url = await mint_url(client, customer.headers)
+    for _ in range(3):  # the third is a kept answer where rows are cached
+        before = await client.get(url)
+    vehicle = {key: THUMB[key] for key in ("make", "model", "year")}
+    report = {**vehicle, "verdict": "bad"}
+    flagged = await client.post("/api/v1/feedback", json=report, headers=customer.headers)
+    assert flagged.json()["data"]["flagged"] is True
+    assert not answers_at_once(app, url)  # the new variation is not in memory yet
+    after = await client.get(url)
+    assert after.status_code == 200
+    assert after.headers["etag"] != before.headers["etag"]
 
 
 # -- what the middlewares add ------------------------------------------------------------------

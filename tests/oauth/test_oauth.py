@@ -62,6 +62,43 @@ async def test_registration_refuses_plain_http_redirects_to_other_hosts(
     assert response.json()["error"] == "invalid_redirect_uri"
 
 
+@pytest.mark.parametrize(
+    "uri", ["", "https://[", "https://", "javascript:alert(1)", "https://app.example@evil.example/"]
+)
+async def test_registration_refuses_redirect_uris_that_are_not_acceptable(
+    client: httpx.AsyncClient, uri: str
+) -> None:
+    response = await client.post("/oauth/register", json={"redirect_uris": [uri]})
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_redirect_uri"
+
+
+@pytest.mark.parametrize(
+    "uri", ["com.example.app:/oauth2redirect", "cursor://anysphere.cursor-retrieval/oauth/callback"]
+)
+async def test_registration_takes_private_use_redirect_uris_of_native_apps(
+    client: httpx.AsyncClient, uri: str
+) -> None:
+    response = await client.post("/oauth/register", json={"redirect_uris": [uri]})
+    assert response.status_code == 201, response.text
+    assert response.json()["redirect_uris"] == [uri]
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [{"grant_types": [{}]}, {"grant_types": "authorization_code"}, {"response_types": [1]}],
+    ids=["an-object", "not-a-list", "a-number"],
+)
+async def test_registration_refuses_grant_and_response_types_that_are_not_lists_of_strings(
+    client: httpx.AsyncClient, metadata: dict[str, object]
+) -> None:
+    body = {"redirect_uris": ["https://app.example/callback"], **metadata}
+    response = await client.post("/oauth/register", json=body)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+    assert "must be a list of strings" in response.json()["error_description"]
+
+
 async def test_code_flow_gives_tokens_that_read_the_account(flow: Flow) -> None:
     tokens = await flow.tokens()
     assert tokens["token_type"] == "Bearer"

@@ -98,7 +98,9 @@ async def test_unknown_and_revoked_keys_take_indistinguishable_time(
     client: httpx.AsyncClient, revoked: str
 ) -> None:
     """Loose on purpose (a loaded 2-core machine): medians within 2x, where a difference in
-    work (a second query, a password hash) would show as several times."""
+    work (a second query, a password hash) would show as several times, in every attempt. Up to
+    three attempts: under the parallel suite a burst of load once skewed a whole measurement
+    (unknown and malformed keys, which do different work, both 2.8x the revoked ones)."""
 
     def call(key: str) -> Callable[[], Awaitable[object]]:
         async def get() -> object:
@@ -109,12 +111,15 @@ async def test_unknown_and_revoked_keys_take_indistinguishable_time(
         return get
 
     unknown = keys.new_key()
-    medians = await _median_seconds(
-        {"unknown": call(unknown), "revoked": call(revoked), "malformed": call("cimg_bad")}, 60
-    )
-    slow, fast = (
-        max(medians["unknown"], medians["revoked"]),
-        min(medians["unknown"], medians["revoked"]),
-    )
+    calls = {"unknown": call(unknown), "revoked": call(revoked), "malformed": call("cimg_bad")}
+    for _ in range(3):
+        medians = await _median_seconds(calls, 60)
+        slow, fast = (
+            max(medians["unknown"], medians["revoked"]),
+            min(medians["unknown"], medians["revoked"]),
+        )
+        # the malformed key is never slower than a real lookup
+        if slow < 2 * fast and medians["malformed"] < 2 * slow:
+            break
     assert slow < 2 * fast, medians
-    assert medians["malformed"] < 2 * slow, medians  # never slower than a real lookup
+    assert medians["malformed"] < 2 * slow, medians

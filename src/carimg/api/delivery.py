@@ -41,20 +41,25 @@ async def serve_delivery(request: Request, services: Services, token: str, head:
 
 def delivery_response(loaded: Loaded, pricing_variant: str, head: bool) -> Response:
     """The response to a load (see `serve_delivery`)."""
-    headers = {
-        "ETag": loaded.etag,
-        "Cache-Control": cache_control(loaded, pricing_variant),
-    }
-    media_type = _MEDIA[loaded.spec.format]
     if loaded.data is None:
-        status = 200 if head else 304
-        return Response(status_code=status, headers=headers | {"Content-Type": media_type})
-    headers |= {
+        headers = _validators(loaded, pricing_variant)
+        headers["Content-Type"] = _MEDIA[loaded.spec.format]
+        return Response(status_code=200 if head else 304, headers=headers)
+    return delivery_body(loaded, loaded.data, pricing_variant)
+
+
+def delivery_body(loaded: Loaded, data: bytes, pricing_variant: str) -> ImageBody:
+    """A load that sends the image (`data`, the loaded image)."""
+    headers = _validators(loaded, pricing_variant) | {
         "X-Image-Source": str(loaded.source),
         "X-Image-Width": str(loaded.width),
         "X-Image-Height": str(loaded.height),
     }
-    return ImageBody(loaded.data, media_type, headers)
+    return ImageBody(data, _MEDIA[loaded.spec.format], headers)
+
+
+def _validators(loaded: Loaded, pricing_variant: str) -> dict[str, str]:
+    return {"ETag": loaded.etag, "Cache-Control": cache_control(loaded, pricing_variant)}
 
 
 @router.get(

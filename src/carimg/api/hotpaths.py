@@ -28,16 +28,17 @@ from starlette.responses import Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 
 from carimg.api.auth import principal_for
-from carimg.api.delivery import delivery_response, serve_delivery
+from carimg.api.delivery import delivery_body, serve_delivery
 from carimg.api.headers import REQUEST_ID_HEADER, accepted_request_id
-from carimg.api.images import INTEGER_BOUNDS, image_response, wants_json
+from carimg.api.images import INTEGER_BOUNDS, ImageBody, image_response, wants_json
 from carimg.api.images import router as image_router
 from carimg.api.metrics import observer
 from carimg.api.problems import problem_for
 from carimg.api.query import allowed_parameters
 from carimg.domain.accounts import require_scope
-from carimg.domain.deliveryurls import DELIVERY_PATH
+from carimg.domain.deliveryurls import DELIVERY_PATH, Loaded
 from carimg.domain.keys import IMAGES_READ
+from carimg.domain.ready import ReadyAnswers, share_of_cache
 from carimg.services import Services
 
 IMAGE_PATH = "/api/v1/images/car"
@@ -148,6 +149,10 @@ class HotPaths:
         self._image_parameters = _image_route_parameters()
         self._plain_query = _PlainQueries(self._image_parameters)
         self._unset = dict.fromkeys(self._image_parameters - {"response"})
+        # token -> the answer load_now gave and its response (the request id added to a copy)
+        self._delivered: ReadyAnswers[tuple[Loaded, ImageBody]] = ReadyAnswers(
+            share_of_cache(fastapi.state.settings)
+        )
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
@@ -191,11 +196,16 @@ class HotPaths:
         loaded = services.delivery_urls.load_now(token, if_none_match=if_none_match)
         if loaded is None:
             return None
-        response = delivery_response(loaded, services.settings.pricing_variant, head=False)
+        data = loaded.data
+        if data is None:  # never: load_now's answers carry the image
+            return None
+        made = self._delivered.get(token)  # load_now keeps its answer while it holds: so here
+        if made is None or made[0] is not loaded:
+            made = (loaded, delivery_body(loaded, data, services.settings.pricing_variant))
+            self._delivered.put(token, made, len(data))
         request_id = accepted_request_id(_text(sent.get(_REQUEST_ID)))
-        response.raw_headers.append((_REQUEST_ID, request_id.encode("latin-1")))
         _set_state(scope, request_id, DELIVERY_ROUTE)
-        return response
+        return made[1].with_header(_REQUEST_ID, request_id.encode("latin-1"))
 
     async def _respond(self, request: Request, route: str, what: str | dict[str, Any]) -> Response:
         """Serve a delivery token or an image query, with the middlewares' request id and the

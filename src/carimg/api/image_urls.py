@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Header, Request
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from sqlalchemy.ext.asyncio import AsyncConnection
 from starlette.responses import Response
 
@@ -59,25 +59,31 @@ class ImageItem(BaseModel):
     format: str | None = Field(default=None, json_schema_extra=imageschemas.FORMAT)
 
 
+def _integral(value: Any) -> Any:
+    """JSON has one number type: 5.0 is the whole number 5 (JSON Schema's integer takes it)."""
+    return int(value) if isinstance(value, float) and value.is_integer() else value
+
+
+# Whole numbers only: not true, not "3600", not 2.5.
+WholeNumber = Annotated[int, BeforeValidator(_integral), Field(strict=True)]
+
+
 class _Minting(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    ttl_seconds: int | None = Field(
+    ttl_seconds: WholeNumber | None = Field(
         default=None,
-        strict=True,
         description="60–604800, default 3600.",
         json_schema_extra={"minimum": 60, "maximum": 604800},
     )
-    max_uses: int = Field(
+    max_uses: WholeNumber = Field(
         default=0,
-        strict=True,
         description="0–1000; 0 is unlimited.",
         json_schema_extra={"minimum": 0, "maximum": 1000},
     )
     renew: bool = Field(default=False, description="Renew each ttl window (max_uses 0 only).")
-    renew_days: int | None = Field(
+    renew_days: WholeNumber | None = Field(
         default=None,
-        strict=True,
         description="1–365, default 365.",
         json_schema_extra={"minimum": 1, "maximum": 365},
     )

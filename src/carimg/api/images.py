@@ -82,6 +82,13 @@ class ImageBody(Response):
         raw.append((b"content-type", media_type.encode("latin-1")))
         self.raw_headers = raw
 
+    def with_header(self, name: bytes, value: bytes) -> ImageBody:
+        """This response with one more header (encoded, lowercase name); this one unchanged."""
+        copy = ImageBody.__new__(ImageBody)
+        copy.__dict__.update(self.__dict__)
+        copy.raw_headers = [*self.raw_headers, (name, value)]
+        return copy
+
 
 _ENCODED_NAMES: dict[str, bytes] = {}  # header name -> as sent (lowercase latin-1)
 

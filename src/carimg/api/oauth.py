@@ -66,6 +66,14 @@ def _form_body(description: str, required: list[str], **members: Any) -> dict[st
     }
 
 
+_URI_TAIL = r'[!"$-?A-Z\\^-~]*'  # printable ASCII without # (a fragment), @, [ or ]
+_REDIRECT_URI = (
+    r"^(https://[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*(:[0-9]{1,5})?"
+    r"|http://(localhost|127\.0\.0\.1|\[::1\])(:[0-9]{1,5})?)"
+    rf"([/?]{_URI_TAIL})?$"
+    r"|^(?!(https?|javascript|data|file|vbscript|about|blob):)[a-z][a-z0-9+.-]*:"
+    rf"{_URI_TAIL}$"
+)
 _REGISTRATION = {
     "title": "ClientMetadata",
     "type": "object",
@@ -76,7 +84,11 @@ _REGISTRATION = {
             "minItems": 1,
             "items": {
                 "type": "string",
-                "description": "https, http to localhost, or a private-use scheme; no fragment.",
+                "description": (
+                    "https, http to localhost, or a private-use scheme (RFC 8252 §7.1, such as "
+                    "com.example.app:/callback); no fragment, no user information before the host."
+                ),
+                "pattern": _REDIRECT_URI,
                 "examples": ["https://app.example/callback", "http://127.0.0.1:33418/callback"],
             },
         },

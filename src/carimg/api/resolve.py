@@ -18,7 +18,7 @@ from carimg.api.query import StrictQuery
 from carimg.api.vehicles import hit_json, make_json
 from carimg.domain.errors import InvalidParameter, NotFound
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
-from carimg.domain.limits import MIN_YEAR
+from carimg.domain.limits import JSON_INT_MAX, MIN_YEAR
 from carimg.domain.resolver import Resolution, Unresolved, resolve
 from carimg.store.records import Principal
 
@@ -29,12 +29,17 @@ RESOLVE_LIMIT = 4 * 1024
 class ResolveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    query: str = Field(min_length=1, max_length=200, description="What the user typed.")
+    query: str = Field(
+        min_length=1,
+        max_length=200,
+        description="What the user typed (not blank).",
+        json_schema_extra={"pattern": r"\S"},
+    )
     year: int | None = Field(
         default=None,
         ge=MIN_YEAR,
         description="Overrides a year in the text.",
-        json_schema_extra={"maximum": 2**63 - 1},  # the JSON parser's widest integer
+        json_schema_extra={"maximum": JSON_INT_MAX},  # the JSON parser's widest integer
     )
     make: str | None = Field(default=None, max_length=60, description="Constrain to a make.")
     model: str | None = Field(default=None, max_length=60, description="Constrain to a model.")

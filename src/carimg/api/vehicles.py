@@ -155,11 +155,15 @@ def vehicles_data(
 async def list_vehicles(
     request: Request,
     catalog: CatalogDep,
-    year: Annotated[int | None, Query(ge=limits.MIN_YEAR, description="Model year.")] = None,
+    year: Annotated[
+        int | None, Query(ge=limits.MIN_YEAR, le=limits.JSON_INT_MAX, description="Model year.")
+    ] = None,
     make_id: Annotated[
         int | None,
         Query(
             alias="makeId",
+            ge=-limits.JSON_INT_MAX,
+            le=limits.JSON_INT_MAX,
             description="Make id; needs year; not with make or q (400).",
         ),
     ] = None,

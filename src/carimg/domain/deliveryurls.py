@@ -14,6 +14,7 @@ import uuid
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import cast
 from urllib.parse import urlsplit
 
 from sqlalchemy.ext.asyncio import AsyncConnection
@@ -34,6 +35,7 @@ from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import Renderer
 from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
+from carimg.domain.ready import ReadyAnswers, share_of_cache
 from carimg.domain.renderbudget import RenderBudget
 from carimg.store.accounts import AccountStore
 from carimg.store.delivery_urls import DeliveryUrlRow, DeliveryUrlStore, NewDeliveryUrl
@@ -79,6 +81,16 @@ class Loaded:
     restricted: bool = False  # the minting key lists allowed origins: no shared caching
 
 
+@dataclass(frozen=True, slots=True)
+class _Ready:
+    """An answer `load_now` made, and what it rests on (see there)."""
+
+    loaded: Loaded
+    snapshot: tuple[int, ...]  # the row cache's, when the row was read
+    expires: float  # the URL's expiry, in clock time
+    memory_key: str  # its image's, in the renderer's memory
+
+
 def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
@@ -104,14 +116,14 @@ def _admitted(
 def _origin_of(value: str | None) -> str | None:
     if not value:
         return None
-    parts = urlsplit(value.strip())
-    if not parts.scheme or not parts.hostname:
-        return value.strip().lower()
-    scheme = parts.scheme.lower()
-    try:
+    try:  # a malformed header (an unclosed "[", a port out of range) is itself the origin
+        parts = urlsplit(value.strip())
         port = parts.port
     except ValueError:
         return value.strip().lower()
+    if not parts.scheme or not parts.hostname:
+        return value.strip().lower()
+    scheme = parts.scheme.lower()
     default = {"http": 80, "https": 443}.get(scheme)
     netloc = parts.hostname if port in (None, default) else f"{parts.hostname}:{port}"
     return f"{scheme}://{netloc}".lower()
@@ -146,6 +158,7 @@ class DeliveryUrls:
         # URL id -> its spec. A URL's parameters never change; parse_image_request remembers
         # specs too, but building its key from every parameter cost ~1.5 µs a load (8 %)
         self._specs: dict[str, ImageSpec] = {}
+        self._ready: ReadyAnswers[_Ready] = ReadyAnswers(share_of_cache(settings))  # load_now
 
     # -- minting --------------------------------------------------------------------------------
 
@@ -239,9 +252,26 @@ class DeliveryUrls:
         """`load`'s answer to a GET when it is known without waiting or writing anything: an
         unlimited, non-renewing URL with no allowed-origins list whose row is cached and
         unchanged, already delivered, not expired, its image held in memory and no ETag sent.
-        None otherwise: then `load` (which also raises every error)."""
+        None otherwise: then `load` (which also raises every error).
+
+        A popular URL is loaded over and over: its answer is kept (the same `Loaded`, so a
+        caller may keep what it makes of it too) while it still holds, which is cheaper to
+        check than to make again: the URL has not expired and its `seconds_left` is still the
+        whole seconds left, no row it rests on changed (the row cache's snapshot), its
+        asset's variation is the same and its image is still held in memory."""
         if if_none_match is not None:  # a 304, perhaps
             return None
+        now = self._clock.time()
+        ready = self._ready.get(token)
+        if (
+            ready is not None
+            and now < ready.expires
+            and math.floor(ready.expires - now) == ready.loaded.seconds_left
+            and ready.snapshot == self._store.snapshot()
+            and self._renderer.current_now(ready.loaded.spec) is ready.loaded.spec
+            and self._renderer.held(ready.memory_key) is not None  # kept recent in the cache
+        ):
+            return ready.loaded
         row = self._store.cached_by_token_hash(token_hash(token))
         if (
             row is None
@@ -255,17 +285,21 @@ class DeliveryUrls:
             return None
         spec = self._specs.get(row.id)
         spec = None if spec is None else self._renderer.current_now(spec)
-        if spec is None:
+        expires = row.expires_at.timestamp()
+        if spec is None or now >= expires:
             return None
-        now = self._clock.now()
-        image = self._renderer.in_memory(spec) if now < row.expires_at else None
+        image = self._renderer.in_memory(spec)
         if image is None:
             return None
-        seconds_left = math.floor((row.expires_at - now).total_seconds())
-        return Loaded(
+        seconds_left = math.floor(expires - now)
+        loaded = Loaded(
             spec, self._renderer.etag(spec), image.data, image.width, image.height, image.source,
             0, seconds_left,
         )  # fmt: skip
+        snapshot = cast(tuple[int, ...], self._store.snapshot())  # a row was cached: not None
+        kept = _Ready(loaded, snapshot, expires, self._renderer.memory_key(spec))
+        self._ready.put(token, kept, len(image.data))
+        return loaded
 
     async def _current_expiry(
         self, row: DeliveryUrlRow, now: datetime, *, bill: bool

@@ -127,12 +127,23 @@ class Renderer:
 
     def in_memory(self, spec: ImageSpec) -> RenderedImage | None:
         """The image when this process holds it in memory: the hot case, no I/O at all."""
-        key = spec.variant_key(self.version)
-        data = self.cache.peek_derived(key)
+        key = self.memory_key(spec)
+        data = self.held(key)
         if data is None:
             return None
-        metrics.tally.inc(metrics.RENDER_CACHE_HIT)
         return RenderedImage(data, *self._size(key, data), "cache")
+
+    def memory_key(self, spec: ImageSpec) -> str:
+        """What `held` takes for `spec`."""
+        return spec.variant_key(self.version)
+
+    def held(self, key: str) -> bytes | None:
+        """The bytes under `memory_key(spec)` while this process holds them in memory (each
+        call counts as a use: the cache lets the least recently used go first), else None."""
+        data = self.cache.peek_derived(key)
+        if data is not None:
+            metrics.tally.inc(metrics.RENDER_CACHE_HIT)
+        return data
 
     def _size(self, key: str, data: bytes) -> tuple[int, int]:
         size = self._sizes.get(key)

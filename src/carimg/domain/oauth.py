@@ -89,10 +89,15 @@ def redirect_host(uri: str) -> str:
 def check_redirect_uri(uri: str) -> None:
     """https anywhere; http only to this machine (RFC 8252 loopback); private-use schemes for
     native apps; never a fragment or a scheme that runs code."""
-    parts = urlsplit(uri)
+    try:
+        parts = urlsplit(uri)
+    except ValueError:  # an unclosed "[" in the host
+        raise InvalidRedirectUri(f"'{uri}' is not a URI.") from None
     scheme = parts.scheme.lower()
     if not _SCHEME.fullmatch(scheme) or scheme in _UNSAFE_SCHEMES or parts.fragment:
         raise InvalidRedirectUri(f"'{uri}' is not an acceptable redirect URI.")
+    if "@" in parts.netloc:  # "https://app.example@evil.example/" reads as one host, is another
+        raise InvalidRedirectUri(f"'{uri}' carries user information before its host.")
     if scheme == "http" and (parts.hostname or "") not in _LOOPBACK:
         raise InvalidRedirectUri(f"'{uri}': plain http is allowed only to localhost.")
     if scheme in ("http", "https") and not parts.hostname:
@@ -224,16 +229,18 @@ class OAuthServer:
 
     async def register(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Register a client; public clients (auth method none) rely on PKCE alone."""
-        claims = ClientMetadataClaims(dict(body), {})
-        try:
-            claims.validate()
-        except Exception as error:  # joserfc's claim errors name the bad member
-            raise InvalidClientMetadata(str(error)) from None
-        uris = claims.get("redirect_uris")
+        # First, so that a bad one is invalid_redirect_uri (RFC 7591 §3.2.2).
+        uris = body.get("redirect_uris")
         if not isinstance(uris, list) or not uris or not all(isinstance(u, str) for u in uris):
             raise InvalidRedirectUri("redirect_uris must list at least one URI.")
         for uri in uris:
             check_redirect_uri(uri)
+        # Its generic URI check would refuse RFC 8252's private-use form (com.example.app:/cb).
+        claims = ClientMetadataClaims({k: v for k, v in body.items() if k != "redirect_uris"}, {})
+        try:
+            claims.validate()
+        except Exception as error:  # joserfc's claim errors name the bad member
+            raise InvalidClientMetadata(str(error)) from None
         method = (
             claims.get("token_endpoint_auth_method")
             if "token_endpoint_auth_method" in body
@@ -245,7 +252,10 @@ class OAuthServer:
             ("grant_types", {"authorization_code", "refresh_token"}),
             ("response_types", {"code"}),
         ):
-            unsupported = set(body.get(name) or ()) - allowed
+            values = body.get(name) or []
+            if not isinstance(values, list) or not all(isinstance(v, str) for v in values):
+                raise InvalidClientMetadata(f"{name} must be a list of strings.")
+            unsupported = set(values) - allowed
             if unsupported:
                 raise InvalidClientMetadata(f"{name} {', '.join(sorted(unsupported))} unsupported.")
         name = str(body.get("client_name") or "").strip()[:200] or redirect_host(uris[0])

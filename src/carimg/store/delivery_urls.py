@@ -130,6 +130,11 @@ class DeliveryUrlStore:
         """`by_token_hash` when its row is cached and unchanged, else None (nothing is read)."""
         return None if self._rows is None else self._rows.peek(token_hash)
 
+    def snapshot(self) -> tuple[int, ...] | None:
+        """Equal while no row `cached_by_token_hash` could return has changed (None: rows are
+        never cached)."""
+        return None if self._rows is None else self._rows.snapshot()
+
     async def by_token_hash(self, token_hash: str) -> DeliveryUrlRow | None:
         if self._rows is not None:  # every page view of a URL: read once while unchanged
             inline = self._rows.inline

@@ -299,6 +299,10 @@ class ReadCache(Generic[V]):
         self._rows: dict[str, V] = {}
         self._version: tuple[int, ...] = ()
 
+    def snapshot(self) -> tuple[int, ...]:
+        """A value that stays equal while no row this cache could hold has changed."""
+        return self.inline.version(self._tables)
+
     def peek(self, key: str) -> V | None:
         """The row cached under `key` while it is unchanged; None when it is not cached."""
         version = self.inline.version(self._tables)

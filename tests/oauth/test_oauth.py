@@ -63,7 +63,18 @@ async def test_registration_refuses_plain_http_redirects_to_other_hosts(
 
 
 @pytest.mark.parametrize(
-    "uri", ["", "https://[", "https://", "javascript:alert(1)", "https://app.example@evil.example/"]
+    "uri",
+    [
+        "",
+        "https://[",
+        "https://",
+        "javascript:alert(1)",
+        "https://app.example@evil.example/",
+        'https://["',
+        "https:\\\\evil.example/",
+        "http://évil.example/",
+        "https://app.example/callback#",  # an empty fragment is still one (RFC 6749 §3.1.2)
+    ],
 )
 async def test_registration_refuses_redirect_uris_that_are_not_acceptable(
     client: httpx.AsyncClient, uri: str
@@ -71,6 +82,21 @@ async def test_registration_refuses_redirect_uris_that_are_not_acceptable(
     response = await client.post("/oauth/register", json={"redirect_uris": [uri]})
     assert response.status_code == 400
     assert response.json()["error"] == "invalid_redirect_uri"
+
+
+@pytest.mark.parametrize(
+    "metadata",
+    [{"token_endpoint_auth_method": "é"}, {"grant_types": ['implicit"\\é']}],
+    ids=["auth-method", "grant-type"],
+)
+async def test_registration_quotes_values_outside_ascii_back_percent_encoded(
+    client: httpx.AsyncClient, metadata: dict[str, object]
+) -> None:
+    body = {"redirect_uris": ["https://app.example/callback"], **metadata}
+    response = await client.post("/oauth/register", json=body)
+    assert response.status_code == 400
+    assert response.json()["error"] == "invalid_client_metadata"
+    assert "%C3%A9" in response.json()["error_description"]
 
 
 @pytest.mark.parametrize(

@@ -21,7 +21,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from datetime import timedelta
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import quote, urlsplit
 
 from authlib.common.urls import add_params_to_uri
 from authlib.oauth2.rfc6749 import (
@@ -94,7 +94,7 @@ def check_redirect_uri(uri: str) -> None:
     except ValueError:  # an unclosed "[" in the host
         raise InvalidRedirectUri(f"'{uri}' is not a URI.") from None
     scheme = parts.scheme.lower()
-    if not _SCHEME.fullmatch(scheme) or scheme in _UNSAFE_SCHEMES or parts.fragment:
+    if not _SCHEME.fullmatch(scheme) or scheme in _UNSAFE_SCHEMES or "#" in uri:
         raise InvalidRedirectUri(f"'{uri}' is not an acceptable redirect URI.")
     if "@" in parts.netloc:  # "https://app.example@evil.example/" reads as one host, is another
         raise InvalidRedirectUri(f"'{uri}' carries user information before its host.")
@@ -104,11 +104,25 @@ def check_redirect_uri(uri: str) -> None:
         raise InvalidRedirectUri(f"'{uri}' names no host.")
 
 
-class InvalidRedirectUri(InvalidRequestError):  # type: ignore[misc]
+def error_text(text: str) -> str:
+    """`text` as an error_description may carry it: RFC 6749 allows printable ASCII without `"`
+    and `\\` (authlib raises ValueError on anything else); other characters are
+    percent-encoded, so a client's own value can be quoted back to it."""
+    return "".join(c if " " <= c <= "~" and c not in '"\\' else quote(c, safe="") for c in text)
+
+
+class _MetadataError(InvalidRequestError):  # type: ignore[misc]
+    """A registration error whose description quotes what the client sent."""
+
+    def __init__(self, description: str, **kwargs: Any) -> None:
+        super().__init__(error_text(description), **kwargs)
+
+
+class InvalidRedirectUri(_MetadataError):
     error = "invalid_redirect_uri"
 
 
-class InvalidClientMetadata(InvalidRequestError):  # type: ignore[misc]
+class InvalidClientMetadata(_MetadataError):
     error = "invalid_client_metadata"
 
 

@@ -39,7 +39,7 @@ class ResolveRequest(BaseModel):
         default=None,
         ge=MIN_YEAR,
         description="Overrides a year in the text.",
-        json_schema_extra={"maximum": JSON_INT_MAX},  # the JSON parser's widest integer
+        json_schema_extra={"maximum": JSON_INT_MAX},
     )
     make: str | None = Field(default=None, max_length=60, description="Constrain to a make.")
     model: str | None = Field(default=None, max_length=60, description="Constrain to a model.")

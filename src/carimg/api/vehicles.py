@@ -162,8 +162,6 @@ async def list_vehicles(
         int | None,
         Query(
             alias="makeId",
-            ge=-limits.JSON_INT_MAX,
-            le=limits.JSON_INT_MAX,
             description="Make id; needs year; not with make or q (400).",
         ),
     ] = None,

@@ -116,13 +116,14 @@ def _admitted(
 def _origin_of(value: str | None) -> str | None:
     if not value:
         return None
+    text = value.strip()
     try:  # a malformed header (an unclosed "[", a port out of range) is itself the origin
-        parts = urlsplit(value.strip())
+        parts = urlsplit(text)
         port = parts.port
     except ValueError:
-        return value.strip().lower()
+        return text.lower()
     if not parts.scheme or not parts.hostname:
-        return value.strip().lower()
+        return text.lower()
     scheme = parts.scheme.lower()
     default = {"http": 80, "https": 443}.get(scheme)
     netloc = parts.hostname if port in (None, default) else f"{parts.hostname}:{port}"

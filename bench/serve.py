@@ -8,13 +8,14 @@ Measures with wrk (50 connections, loopback):
   3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant;
 for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn on uvloop and
 on asyncio's own loop, granian on uvloop) and, with `--before REF`, for the tree of an earlier
-commit (under uvicorn, or `--before-server`). Every row is measured
+commit (under uvicorn, or `--before-server`). `--workers N` gives nginx N worker processes and
+every carimg server `--workers N` (both using the machine's cores). Every row is measured
 once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the ratio of
 medians to nginx's, and each round's ratio range. Writes it into the `## Serving` section of
 bench/RESULTS.md.
 
 Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50] [--rounds 3]
-[--before REF [--before-server granian]] [--only LABEL]`
+[--before REF [--before-server granian]] [--only LABEL] [--workers N]`
 (installs wrk and nginx from Debian when missing and running as root).
 """
 
@@ -56,7 +57,7 @@ end
 
 NGINX_CONF = """
 {user}
-worker_processes 1;
+worker_processes {workers};
 daemon off;
 pid {root}/nginx.pid;
 error_log {root}/error.log warn;
@@ -175,7 +176,7 @@ async def debits(data_dir: Path) -> int:
     return int(total or 0)
 
 
-def start_server(data_dir: Path, port: int, build: Carimg) -> subprocess.Popen[bytes]:
+def start_server(data_dir: Path, port: int, build: Carimg, workers: int) -> subprocess.Popen[bytes]:
     """`carimg serve` on SQLite in `data_dir`; a build with a `source` runs that tree's src/."""
     env = {
         **os.environ,
@@ -186,7 +187,7 @@ def start_server(data_dir: Path, port: int, build: Carimg) -> subprocess.Popen[b
     }
     server, source = build.server, build.source
     command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--server", server]
+    command += ["--server", server, "--workers", str(workers)]
     if source is not None:
         env["PYTHONPATH"] = str(source)
     process = subprocess.Popen(command, env=env)
@@ -250,7 +251,7 @@ def prepare_with(build: Carimg, data_dir: Path) -> list[str]:
     return [word for word in done.stdout.split() if word.startswith("cimg_")]
 
 
-def serve(build: Carimg, work: Path) -> Served:
+def serve(build: Carimg, work: Path, workers: int) -> Served:
     """Start one build on a database of its own; its variant rendered, a URL minted."""
     data_dir = work / build.label.replace(" ", "-").replace("/", "-") / "var"
     keys = prepare_with(build, data_dir)
@@ -259,7 +260,7 @@ def serve(build: Carimg, work: Path) -> Served:
     lua = data_dir.parent / "keys.lua"
     lua.write_text(KEY_ROTATION_LUA)
     port = free_port()
-    process = start_server(data_dir, port, build)
+    process = start_server(data_dir, port, build, workers)
     base = f"http://127.0.0.1:{port}"
     auth = {"Authorization": f"Bearer {keys[0]}"}
     httpx.get(f"{base}/api/v1/images/car", params=VARIANT, headers=auth, timeout=120)
@@ -296,6 +297,14 @@ def measure(served: Served, args: argparse.Namespace) -> tuple[Run, Run, int]:
     return keyed, delivery, billed
 
 
+def _processes(workers: int) -> str:
+    if workers == 1:
+        return "one carimg process (SQLite) per row, nginx 1 worker"
+    return (
+        f"{workers} carimg worker processes (one SQLite database) per row, nginx {workers} workers"
+    )
+
+
 def write_results(rounds: list[list[Run]], billing: list[str], args: argparse.Namespace) -> None:
     """One row per measurement: medians over the rounds; the ratio of medians to nginx's, and
     the lowest and highest ratio to the nginx run of the same round."""
@@ -307,8 +316,9 @@ def write_results(rounds: list[list[Run]], billing: list[str], args: argparse.Na
         f"{platform.python_version()}, `bench/serve.py --seconds {args.seconds} "
         f"--connections {args.connections} --rounds {args.rounds}"
         + (f" --before {args.before}" if args.before else "")
-        + f"`: wrk -t2 -c{args.connections}, loopback, one carimg process (SQLite) per row, "
-        "nginx 1 worker, the same 256 px WebP bytes; every row measured once per round, the "
+        + (f" --workers {args.workers}" if args.workers != 1 else "")
+        + f"`: wrk -t2 -c{args.connections}, loopback, {_processes(args.workers)}, the same "
+        "256 px WebP bytes; every row measured once per round, the "
         "rounds one after the other in this one run.",
         "",
         "| what | requests/s (median) | vs nginx | per round | p50 ms | p99 ms | non-2xx |",
@@ -353,6 +363,9 @@ def main() -> None:
     parser.add_argument(
         "--only", help="measure only the builds whose label contains this (a quick look)"
     )
+    parser.add_argument(
+        "--workers", type=int, default=1, help="nginx and carimg worker processes (default 1)"
+    )
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)  # see prepare_with
     args = parser.parse_args()
     if args.prepare:
@@ -380,9 +393,12 @@ def main() -> None:
         nginx_port = free_port()
         user = "user root;" if os.geteuid() == 0 else ""
         conf = work / "nginx" / "nginx.conf"
-        conf.write_text(NGINX_CONF.format(user=user, root=work / "nginx", port=nginx_port))
+        conf.write_text(
+            NGINX_CONF.format(user=user, root=work / "nginx", port=nginx_port, workers=args.workers)
+        )
         nginx = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work / "nginx")])
-        servers = [serve(build, work) for build in builds]  # all up; an idle one costs nothing
+        # all up; an idle one costs nothing
+        servers = [serve(build, work, args.workers) for build in builds]
         static_url = f"http://127.0.0.1:{nginx_port}/car.webp"
         rounds: list[list[Run]] = []
         billed = dict.fromkeys((s.build.label for s in servers), 0)

@@ -92,6 +92,9 @@ def create_app(
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
         services = await build_services(settings, catalog, clock=clock, render_pool=render_pool)
         app.state.services = services
+        hot_paths = app.hot_paths if isinstance(app, CarimgApp) else None
+        if hot_paths is not None:
+            hot_paths.use(services)
         # The catalog and its indexes are hundreds of thousands of objects that live as long as
         # the process: out of the collector's sight, a full collection no longer walks them
         # (tens of milliseconds that every request in flight would wait for).
@@ -101,6 +104,8 @@ def create_app(
             async with mcp_endpoint.running(services, app.openapi):
                 yield
         finally:
+            if hot_paths is not None:
+                hot_paths.use(None)
             await services.close()
 
     app = CarimgApp(

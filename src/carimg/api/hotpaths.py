@@ -149,10 +149,22 @@ class HotPaths:
         self._image_parameters = _image_route_parameters()
         self._plain_query = _PlainQueries(self._image_parameters)
         self._unset = dict.fromkeys(self._image_parameters - {"response"})
+        self._services: Services | None = None  # see `use`
         # token -> the answer load_now gave and its response (the request id added to a copy)
         self._delivered: ReadyAnswers[tuple[Loaded, ImageBody]] = ReadyAnswers(
             share_of_cache(fastapi.state.settings)
         )
+
+    def use(self, services: Services | None) -> None:
+        """The services the app's lifespan opened (None: closed again)."""
+        self._services = services
+
+    @property
+    def services(self) -> Services:
+        """The app's services, held here: Starlette's `State` lookup (a failed attribute lookup
+        first) was a twentieth of a kept delivery answer."""
+        services = self._services
+        return self.fastapi.state.services if services is None else services
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
@@ -191,7 +203,7 @@ class HotPaths:
     def _delivered_now(self, scope: Scope, token: str) -> Response | None:
         """A delivery load answered from memory (`DeliveryUrls.load_now`), or None."""
         sent = dict(reversed(scope["headers"]))  # the first of repeated headers, as elsewhere
-        services: Services = self.fastapi.state.services
+        services = self.services
         if_none_match = _text(sent.get(b"if-none-match"))
         loaded = services.delivery_urls.load_now(token, if_none_match=if_none_match)
         if loaded is None:
@@ -204,7 +216,9 @@ class HotPaths:
             made = (loaded, delivery_body(loaded, data, services.settings.pricing_variant))
             self._delivered.put(token, made, len(data))
         request_id = accepted_request_id(_text(sent.get(_REQUEST_ID)))
-        _set_state(scope, request_id, DELIVERY_ROUTE)
+        state = scope.setdefault("state", {})  # only `observe` reads it: no endpoint runs
+        state["request_id"] = request_id
+        state["hot_route"] = DELIVERY_ROUTE
         return made[1].with_header(_REQUEST_ID, request_id.encode("latin-1"))
 
     async def _respond(self, request: Request, route: str, what: str | dict[str, Any]) -> Response:
@@ -214,7 +228,7 @@ class HotPaths:
         scope["app"] = self.fastapi
         request_id = accepted_request_id(request.headers.get(REQUEST_ID_HEADER))
         _set_state(scope, request_id, route)
-        services: Services = self.fastapi.state.services
+        services = self.services
         try:
             if isinstance(what, str):
                 head = scope["method"] == "HEAD"

@@ -13,31 +13,50 @@ import secrets
 import time
 
 
-class _RandomBytes:
-    """`secrets` bytes cut from a pool: one system call per few hundred ids, not per id.
-    A forked child starts a pool of its own (no bytes are ever used by two processes)."""
+class _RandomHex:
+    """`secrets` bytes in hex, cut from a pool: one system call and one conversion per few
+    hundred ids, not per id. A forked child starts a pool of its own (no bytes are ever used
+    by two processes)."""
 
-    _POOL = 4096
+    _POOL = 4096  # bytes
 
     def __init__(self) -> None:
-        self._pool = b""
+        self._pool = ""
         self._at = 0
         os.register_at_fork(after_in_child=self._forget)
 
     def _forget(self) -> None:
-        self._pool, self._at = b"", 0
+        self._pool, self._at = "", 0
 
-    def take(self, count: int) -> bytes:
-        if self._at + count > len(self._pool):
-            self._pool, self._at = secrets.token_bytes(max(self._POOL, count)), 0
-        start, self._at = self._at, self._at + count
+    def take(self, count: int) -> str:
+        """`count` random bytes as 2 × `count` lowercase hex digits."""
+        digits = 2 * count
+        if self._at + digits > len(self._pool):
+            self._pool, self._at = secrets.token_bytes(max(self._POOL, count)).hex(), 0
+        start, self._at = self._at, self._at + digits
         return self._pool[start : self._at]
 
 
-_random = _RandomBytes()
+class _MillisecondHex:
+    """The Unix time in milliseconds as 12 hex digits, formatted once per millisecond (a busy
+    process makes many ids in each, and formatting is most of an id's cost)."""
+
+    def __init__(self) -> None:
+        self._millisecond = -1
+        self._hex = ""
+
+    def now(self) -> str:
+        millisecond = time.time_ns() // 1_000_000
+        if millisecond != self._millisecond:
+            self._millisecond, self._hex = millisecond, f"{millisecond:012x}"
+        return self._hex
+
+
+_random = _RandomHex()
+_millis = _MillisecondHex()
 
 
 def ordered_hex(random_bytes: int) -> str:
     """48 bits of Unix time in milliseconds, then `random_bytes` random bytes, in lowercase hex
     (12 + 2 × random_bytes characters): ids made later sort later, a millisecond at a time."""
-    return f"{time.time_ns() // 1_000_000:012x}{_random.take(random_bytes).hex()}"
+    return _millis.now() + _random.take(random_bytes)

@@ -133,6 +133,7 @@ class InlineSqlite:
         self._written: set[str] = set()  # tables written in the open transaction
         self._commits: Counter[str] = Counter()  # commits that wrote each table
         self._data_version: int | None = None  # this event-loop turn's, once read
+        self._versions: dict[tuple[str, ...], tuple[int, ...]] = {}  # `version`'s, this turn
         self._waiting_since = 0.0
         self._patience = 0.0
 
@@ -156,17 +157,26 @@ class InlineSqlite:
             self._written.add(statement.writes)
         return self._conn.execute(statement.sql, _bound(statement, params)).rowcount
 
-    def version(self, tables: Sequence[str]) -> tuple[int, ...]:
+    def version(self, tables: tuple[str, ...]) -> tuple[int, ...]:
         """Numbers that move whenever `tables` may have changed: any other connection's commit
         (`PRAGMA data_version`, read once per event-loop turn: it costs file-lock system calls,
-        and the requests of one turn start together), or this one's commits that wrote them."""
+        and the requests of one turn start together), or this one's commits that wrote them.
+        Made once per turn and commit: each cached request asks for it."""
+        known = self._versions.get(tables)
+        if known is not None:
+            return known
         if self._data_version is None:
             self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
             asyncio.get_running_loop().call_soon(self._forget_data_version)
-        return (self._data_version, *map(self._commits.__getitem__, tables))
+        known = self._versions[tables] = (
+            self._data_version,
+            *map(self._commits.__getitem__, tables),
+        )
+        return known
 
     def _forget_data_version(self) -> None:
         self._data_version = None
+        self._versions.clear()
 
     async def write(self, work: Callable[[], T], patience: float = 5.0) -> T:
         """Run `work()` (its statements, no transaction of its own) in a savepoint of the one
@@ -215,6 +225,7 @@ class InlineSqlite:
                 self._conn.execute("RELEASE work")
             self._conn.execute("COMMIT")
             self._commits.update(self._written)
+            self._versions.clear()
             self._written.clear()
         except BaseException as failure:  # the commit failed: nothing of the batch was written
             self._conn.execute("ROLLBACK")

@@ -96,6 +96,18 @@ class TurnTally:
             observed.append(value)
         self._schedule()
 
+    def count_and_observe(self, counter: Counter, histogram: Histogram, value: float) -> None:
+        """`inc(counter)` and `observe(histogram, value)` in one call (what every request does)."""
+        counts = self._counts
+        counts[counter] = counts.get(counter, 0) + 1
+        observed = self._observed.get(histogram)
+        if observed is None:
+            self._observed[histogram] = [value]
+        else:
+            observed.append(value)
+        if not self._scheduled:
+            self._schedule()
+
     def _schedule(self) -> None:
         if self._scheduled:
             return

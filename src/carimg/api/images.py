@@ -6,6 +6,7 @@ from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
 from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
 
 from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, authenticated
@@ -81,6 +82,13 @@ class ImageBody(Response):
         raw.append((b"content-length", str(len(data)).encode("latin-1")))
         raw.append((b"content-type", media_type.encode("latin-1")))
         self.raw_headers = raw
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """Response's, less what an image never has (a background task, a WebSocket denial)."""
+        await send(
+            {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
+        )
+        await send({"type": "http.response.body", "body": self.body})
 
     def with_header(self, name: bytes, value: bytes) -> ImageBody:
         """This response with one more header (encoded, lowercase name); this one unchanged."""

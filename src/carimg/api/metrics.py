@@ -70,10 +70,12 @@ class RequestObserver:
     def observe(
         self, scope: Scope, request_id: str, route: str, status: int, seconds: float
     ) -> None:
-        method = scope["method"] if scope["method"] in _METHODS else "OTHER"
-        counter, histogram = self._child(method, route, status)
-        metrics.tally.inc(counter)
-        metrics.tally.observe(histogram, seconds)
+        method = scope["method"]
+        child = self._children.get((method, route, status))  # an unknown method: "OTHER"'s
+        if child is None:
+            method = method if method in _METHODS else "OTHER"
+            child = self._child(method, route, status)
+        metrics.tally.count_and_observe(*child, seconds)
         if access_log.isEnabledFor(logging.INFO):
             _log_access(scope, request_id, method, route, status, seconds)
 

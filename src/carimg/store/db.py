@@ -70,11 +70,13 @@ class Database:
     @classmethod
     def open(cls, url: str) -> Database:
         if is_sqlite(url):
-            return cls(
-                read=create_engine(url),
-                write=create_engine(url, pool_size=1, max_overflow=0),
-                inline=InlineSqlite.for_url(url),
-            )
+            write = create_engine(url, pool_size=1, max_overflow=0)
+            inline = InlineSqlite.for_url(url)
+            if inline is not None:
+                # a write transaction ends by returning its connection: the inline connection's
+                # cached rows must see it at once (other processes' commits within a moment)
+                event.listen(write.sync_engine.pool, "checkin", lambda *_: inline.pool_wrote())
+            return cls(read=create_engine(url), write=write, inline=inline)
         engine = create_engine(url)
         return cls(read=engine, write=engine)
 

@@ -16,7 +16,7 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
   connection's writes wait for them, so each one finishes and the log starts over: under a
   steady stream of writes the log stays a few megabytes instead of growing without end;
 - `ReadCache` keeps the rows every request reads while no connection has committed anything
-  that could change them.
+  that could change them (another process's commit is seen within a millisecond).
 
 No statement yields to the event loop halfway, so one connection serves every request of a
 process (a write waits only for its batch's commit).
@@ -27,6 +27,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from contextlib import closing
@@ -48,6 +49,10 @@ logger = logging.getLogger("carimg.store")
 CHECKPOINT_COMMITS = 200
 CHECKPOINT_WRITES = 300
 READ_WAIT_SECONDS = 5.0  # SQLite's busy timeout for everything but taking the write lock
+# How long another process's commit may go unseen by `ReadCache`: `PRAGMA data_version` costs
+# file-lock system calls (~5 µs, as much as the rest of a cached delivery load), so it is read
+# at most this often, not per request. This process's own connections are seen at once.
+OTHER_PROCESSES_SECONDS = 0.001
 _READ_WAIT = f"PRAGMA busy_timeout={int(READ_WAIT_SECONDS * 1000)}"
 T = TypeVar("T")
 V = TypeVar("V")
@@ -132,8 +137,10 @@ class InlineSqlite:
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._written: set[str] = set()  # tables written in the open transaction
         self._commits: Counter[str] = Counter()  # commits that wrote each table
-        self._data_version: int | None = None  # this event-loop turn's, once read
-        self._versions: dict[tuple[str, ...], tuple[int, ...]] = {}  # `version`'s, this turn
+        self._data_version = 0  # `PRAGMA data_version`, as last read
+        self._data_version_read = -OTHER_PROCESSES_SECONDS  # when (time.monotonic())
+        self._pool_writes = 0  # see `pool_wrote`
+        self._versions: dict[tuple[str, ...], tuple[int, ...]] = {}  # `version`'s, made once
         self._waiting_since = 0.0
         self._patience = 0.0
 
@@ -158,24 +165,30 @@ class InlineSqlite:
         return self._conn.execute(statement.sql, _bound(statement, params)).rowcount
 
     def version(self, tables: tuple[str, ...]) -> tuple[int, ...]:
-        """Numbers that move whenever `tables` may have changed: any other connection's commit
-        (`PRAGMA data_version`, read once per event-loop turn: it costs file-lock system calls,
-        and the requests of one turn start together), or this one's commits that wrote them.
-        Made once per turn and commit: each cached request asks for it."""
+        """Numbers that move whenever `tables` may have changed: another process's commit
+        (`PRAGMA data_version`, read at most every OTHER_PROCESSES_SECONDS), a commit of this
+        process's pooled connections (`pool_wrote`) or of this one that wrote them. Made once
+        per change: each cached request asks for it."""
+        now = time.monotonic()
+        if now - self._data_version_read >= OTHER_PROCESSES_SECONDS:
+            self._data_version_read = now
+            data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            if data_version != self._data_version:
+                self._data_version = data_version
+                self._versions.clear()
         known = self._versions.get(tables)
-        if known is not None:
-            return known
-        if self._data_version is None:
-            self._data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
-            asyncio.get_running_loop().call_soon(self._forget_data_version)
-        known = self._versions[tables] = (
-            self._data_version,
-            *map(self._commits.__getitem__, tables),
-        )
+        if known is None:
+            known = self._versions[tables] = (
+                self._data_version,
+                self._pool_writes,
+                *map(self._commits.__getitem__, tables),
+            )
         return known
 
-    def _forget_data_version(self) -> None:
-        self._data_version = None
+    def pool_wrote(self) -> None:
+        """A pooled connection of this process has ended a transaction (perhaps a commit):
+        rows read before may have changed (called by `Database`, see store/db)."""
+        self._pool_writes += 1
         self._versions.clear()
 
     async def write(self, work: Callable[[], T], patience: float = 5.0) -> T:

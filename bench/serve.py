@@ -316,6 +316,8 @@ def write_results(rounds: list[list[Run]], billing: list[str], args: argparse.Na
         f"{platform.python_version()}, `bench/serve.py --seconds {args.seconds} "
         f"--connections {args.connections} --rounds {args.rounds}"
         + (f" --before {args.before}" if args.before else "")
+        + (f" --before-server {args.before_server}" if args.before_server != "uvicorn" else "")
+        + (f" --only {args.only!r}" if args.only else "")
         + (f" --workers {args.workers}" if args.workers != 1 else "")
         + f"`: wrk -t2 -c{args.connections}, loopback, {_processes(args.workers)}, the same "
         "256 px WebP bytes; every row measured once per round, the "

@@ -8,6 +8,7 @@ import sqlite3
 import threading
 from contextlib import closing
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlalchemy import bindparam, select, update
@@ -15,6 +16,7 @@ from sqlalchemy import bindparam, select, update
 from carimg.domain.clock import FixedClock
 from carimg.store.db import Database
 from carimg.store.inline import (
+    OTHER_PROCESSES_SECONDS,
     READ_WAIT_SECONDS,
     InlineSqlite,
     ReadCache,
@@ -206,19 +208,67 @@ async def test_a_debit_queues_on_the_regular_path_while_another_connection_write
     assert await db.first(STATUS, id=account_id) == {"status": "active"}
 
 
-@sqlite_only
-async def test_a_cached_row_is_read_again_after_this_connection_writes_its_table(
-    inline: InlineSqlite, new_account: NewAccount
-) -> None:
-    account_id = await new_account(100)
+def _plan_cache(inline: InlineSqlite, account_id: str) -> tuple[ReadCache[str], Any]:
     cache: ReadCache[str] = ReadCache(inline, ("accounts",))
 
     def plan() -> str | None:
         row = inline.first(PLAN, id=account_id)
         return None if row is None else str(row["plan"])
 
+    return cache, plan
+
+
+@sqlite_only
+async def test_a_cached_row_is_read_again_after_this_connection_writes_its_table(
+    inline: InlineSqlite, new_account: NewAccount
+) -> None:
+    account_id = await new_account(100)
+    cache, plan = _plan_cache(inline, account_id)
     assert cache.read(account_id, plan) == "free"
     await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    assert cache.read(account_id, plan) == "pro"
+
+
+class _Monotonic:
+    """`time` for carimg.store.inline: a monotonic clock that moves only when told."""
+
+    def __init__(self) -> None:
+        self.now = 1_000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def inline_clock(monkeypatch: pytest.MonkeyPatch) -> _Monotonic:
+    clock = _Monotonic()
+    monkeypatch.setattr("carimg.store.inline.time", clock)
+    return clock
+
+
+@sqlite_only
+async def test_a_cached_row_is_read_again_at_once_after_a_pooled_write_of_this_process(
+    db: Database, inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
+) -> None:
+    account_id = await new_account(100)
+    cache, plan = _plan_cache(inline, account_id)
+    assert cache.read(account_id, plan) == "free"
+    async with db.write.begin() as conn:  # no time passes: data_version is not read again
+        await conn.execute(update(accounts).where(accounts.c.id == account_id).values(plan="pro"))
+    assert cache.read(account_id, plan) == "pro"
+
+
+@sqlite_only
+async def test_another_process_commit_is_seen_once_the_other_processes_bound_has_passed(
+    inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
+) -> None:
+    account_id = await new_account(100)
+    cache, plan = _plan_cache(inline, account_id)
+    assert cache.read(account_id, plan) == "free"
+    with closing(sqlite3.connect(inline._path, isolation_level=None)) as other:
+        other.execute("UPDATE accounts SET plan = 'pro' WHERE id = ?", (account_id,))
+    assert cache.read(account_id, plan) == "free"  # within the bound: may still be the old row
+    inline_clock.now += OTHER_PROCESSES_SECONDS * 1.01  # just past it
     assert cache.read(account_id, plan) == "pro"
 
 

@@ -84,11 +84,13 @@ class ImageBody(Response):
         self.raw_headers = raw
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """Response's, less what an image never has (a background task, a WebSocket denial)."""
+        """Response's, less a WebSocket denial (no image route is a WebSocket)."""
         await send(
             {"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers}
         )
         await send({"type": "http.response.body", "body": self.body})
+        if self.background is not None:  # a route's BackgroundTasks, as Response runs them
+            await self.background()
 
     def with_header(self, name: bytes, value: bytes) -> ImageBody:
         """This response with one more header (encoded, lowercase name); this one unchanged."""

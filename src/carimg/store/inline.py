@@ -171,8 +171,8 @@ class InlineSqlite:
         per change: each cached request asks for it."""
         now = time.monotonic()
         if now - self._data_version_read >= OTHER_PROCESSES_SECONDS:
-            self._data_version_read = now
             data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
+            self._data_version_read = now  # only once read: a failed read is tried again
             if data_version != self._data_version:
                 self._data_version = data_version
                 self._versions.clear()

@@ -98,15 +98,8 @@ class TurnTally:
 
     def count_and_observe(self, counter: Counter, histogram: Histogram, value: float) -> None:
         """`inc(counter)` and `observe(histogram, value)` in one call (what every request does)."""
-        counts = self._counts
-        counts[counter] = counts.get(counter, 0) + 1
-        observed = self._observed.get(histogram)
-        if observed is None:
-            self._observed[histogram] = [value]
-        else:
-            observed.append(value)
-        if not self._scheduled:
-            self._schedule()
+        self._counts[counter] = self._counts.get(counter, 0) + 1
+        self.observe(histogram, value)
 
     def _schedule(self) -> None:
         if self._scheduled:

@@ -48,6 +48,16 @@ async def test_unknown_paths_share_one_label(client: httpx.AsyncClient) -> None:
     assert sample("carimg_http_requests_total", **labels) == before + 2
 
 
+async def test_unknown_methods_share_one_label(client: httpx.AsyncClient) -> None:
+    labels = {"method": "OTHER", "route": "unmatched", "status": "404"}
+    before = sample("carimg_http_requests_total", **labels)
+    await client.request("BREW", "/nowhere/one")
+    await client.request("PROPFIND", "/nowhere/two")
+    assert sample("carimg_http_requests_total", **labels) == before + 2
+    exposition = (await client.get("/metrics")).text
+    assert "BREW" not in exposition and "PROPFIND" not in exposition
+
+
 async def test_each_request_is_timed_in_the_latency_histogram(client: httpx.AsyncClient) -> None:
     labels = {"method": "GET", "route": "/api/v1/images/options"}
     before = sample("carimg_http_request_duration_seconds_count", **labels)

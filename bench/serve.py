@@ -323,10 +323,30 @@ def write_results(rounds: list[list[Run]], billing: list[str], args: argparse.Na
         "256 px WebP bytes; every row measured once per round, the "
         "rounds one after the other in this one run.",
         "",
-        "| what | requests/s (median) | vs nginx | per round | p50 ms | p99 ms | non-2xx |",
-        "|---|---|---|---|---|---|---|",
+        *TABLE_HEAD,
     ]
+    lines += table_rows(rounds)
+    lines += [
+        "",
+        "Every keyed request was billed (wrk counts requests still in flight at the end, so "
+        "the two may differ by up to the connection count): " + "; ".join(billing) + ".",
+        "",
+    ]
+    write_section("\n".join(lines))
+
+
+TABLE_HEAD = [
+    "| what | requests/s (median) | vs nginx | per round | p50 ms | p99 ms | non-2xx |",
+    "|---|---|---|---|---|---|---|",
+]
+
+
+def table_rows(rounds: list[list[Run]]) -> list[str]:
+    """One row per measurement (each round's first run is nginx's): medians over the rounds;
+    the ratio of medians to nginx's, and the lowest and highest ratio to the nginx run of the
+    same round."""
     nginx = statistics.median(r[0].requests_per_second for r in rounds)
+    lines = []
     for index, run in enumerate(rounds[0]):
         runs = [r[index] for r in rounds]
         rate = statistics.median(x.requests_per_second for x in runs)
@@ -337,16 +357,16 @@ def write_results(rounds: list[list[Run]], billing: list[str], args: argparse.Na
             f"{statistics.median(x.p50_ms for x in runs):.2f} | "
             f"{statistics.median(x.p99_ms for x in runs):.2f} | {sum(x.errors for x in runs)} |"
         )
-    lines += [
-        "",
-        "Every keyed request was billed (wrk counts requests still in flight at the end, so "
-        "the two may differ by up to the connection count): " + "; ".join(billing) + ".",
-        "",
-    ]
-    section = "\n".join(lines)
+    return lines
+
+
+def write_section(section: str) -> None:
+    """Replace the `## ` section of RESULTS.md that `section` heads (or append it); print it."""
+    heading = section.split("\n", 1)[0]
     text = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n\n"
-    if "## Serving" in text:
-        text = re.sub(r"## Serving\n.*?(?=\n## |\Z)", section.rstrip() + "\n", text, flags=re.S)
+    if heading + "\n" in text:
+        pattern = re.escape(heading) + r"\n.*?(?=\n## |\Z)"
+        text = re.sub(pattern, lambda _: section.rstrip() + "\n", text, count=1, flags=re.S)
     else:
         text = text.rstrip() + "\n\n" + section
     RESULTS.write_text(text)
@@ -389,19 +409,9 @@ def main() -> None:
     nginx = None
     servers: list[Served] = []
     try:
-        static = work / "nginx" / "static"
-        static.mkdir(parents=True)
-        (static / "car.webp").write_bytes(asyncio.run(variant_bytes(work / "reference")))
-        nginx_port = free_port()
-        user = "user root;" if os.geteuid() == 0 else ""
-        conf = work / "nginx" / "nginx.conf"
-        conf.write_text(
-            NGINX_CONF.format(user=user, root=work / "nginx", port=nginx_port, workers=args.workers)
-        )
-        nginx = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work / "nginx")])
+        nginx, static_url = start_nginx(work, args.workers)
         # all up; an idle one costs nothing
         servers = [serve(build, work, args.workers) for build in builds]
-        static_url = f"http://127.0.0.1:{nginx_port}/car.webp"
         rounds: list[list[Run]] = []
         billed = dict.fromkeys((s.build.label for s in servers), 0)
         keyed_requests = dict(billed)
@@ -425,6 +435,19 @@ def main() -> None:
         if nginx is not None:
             nginx.terminate()
         shutil.rmtree(work, ignore_errors=True)
+
+
+def start_nginx(work: Path, workers: int) -> tuple[subprocess.Popen[bytes], str]:
+    """nginx serving the benchmark variant's bytes as a static file; the process and the URL."""
+    static = work / "nginx" / "static"
+    static.mkdir(parents=True)
+    (static / "car.webp").write_bytes(asyncio.run(variant_bytes(work / "reference")))
+    port = free_port()
+    user = "user root;" if os.geteuid() == 0 else ""
+    conf = work / "nginx" / "nginx.conf"
+    conf.write_text(NGINX_CONF.format(user=user, root=work / "nginx", port=port, workers=workers))
+    nginx = subprocess.Popen(["nginx", "-c", str(conf), "-p", str(work / "nginx")])
+    return nginx, f"http://127.0.0.1:{port}/car.webp"
 
 
 async def variant_bytes(data_dir: Path) -> bytes:

@@ -319,34 +319,69 @@ async def test_the_log_starts_over_under_a_steady_stream_of_writes(
     assert max(sizes) <= 15 * one_commit  # growing, it would reach 100 commits' worth
 
 
-@sqlite_only
-async def test_writes_wait_for_a_running_checkpoint_then_commit_together(
-    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    account_id = await new_account(100)
-    release = threading.Event()
+def _held_checkpoint_passes(
+    monkeypatch: pytest.MonkeyPatch, release: list[threading.Event]
+) -> list[int]:
+    """`_checkpoint` waiting for `release[n]` before its pass n (0: the first); the list
+    returned gets each pass's number as it ends."""
     checkpoint = InlineSqlite._checkpoint
+    passes: list[int] = []
 
     def held(self: InlineSqlite) -> None:
-        release.wait(5)
+        release[len(passes)].wait(5)
         checkpoint(self)
+        passes.append(len(passes))
 
     monkeypatch.setattr(InlineSqlite, "_checkpoint", held)
     monkeypatch.setattr("carimg.store.inline.CHECKPOINT_COMMITS", 1)
+    return passes
+
+
+@sqlite_only
+async def test_writes_go_on_while_the_first_checkpoint_pass_copies_the_log(
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account_id = await new_account(100)
+    release = [threading.Event(), threading.Event()]
+    _held_checkpoint_passes(monkeypatch, release)
     await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    for plan in ("free", "pro"):  # while the first pass waits
+        changed = inline.write(lambda p=plan: inline.execute(SET_PLAN, id=account_id, plan_name=p))
+        assert await asyncio.wait_for(changed, timeout=1) == 1
+    for event in release:
+        event.set()
+
+
+@sqlite_only
+async def test_writes_wait_for_the_second_checkpoint_pass_then_commit_together(
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Commits made during the first pass are copied by a second one, with writes held back,
+    so the log can start over; the writes that waited then share one commit."""
+    account_id = await new_account(100)
+    release = [threading.Event(), threading.Event()]
+    passes = _held_checkpoint_passes(monkeypatch, release)
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
+    release[0].set()  # the first pass ends, a commit behind: the second starts, and waits
+    for _ in range(100):
+        if inline._writes_held:
+            break
+        await asyncio.sleep(0.01)
+    assert passes == [0]
     statements: list[str] = []
     inline._conn.set_trace_callback(statements.append)
     waiting = [
         asyncio.ensure_future(
-            inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
+            inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
         )
         for _ in range(3)
     ]
     await asyncio.sleep(0.05)
     assert not any(task.done() for task in waiting) and "COMMIT" not in statements
-    release.set()
+    release[1].set()
     await asyncio.gather(*waiting)
-    assert statements.count("COMMIT") == 1
+    assert passes == [0, 1] and statements.count("COMMIT") == 1
 
 
 @sqlite_only

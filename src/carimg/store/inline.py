@@ -12,9 +12,11 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
   savepoint of its own, so a burst of paid requests pays for one commit;
 - a write never waits inside SQLite (busy timeout 0), which would stall the event loop: while
   another connection holds the write lock, the batch retries from the loop;
-- WAL checkpoints (copying the log into the database file) run in a worker thread, while this
-  connection's writes wait for them, so each one finishes and the log starts over: under a
-  steady stream of writes the log stays a few megabytes instead of growing without end;
+- WAL checkpoints (copying the log into the database file) run in a worker thread, in two
+  passes: the first copies the log while writes go on, the second, while this connection's
+  writes wait, the little they added meanwhile, so each checkpoint finishes and the log starts
+  over: under a steady stream of writes the log stays a few megabytes instead of growing
+  without end, and writes wait only for that second pass;
 - `ReadCache` keeps the rows every request reads while no connection has committed anything
   that could change them (another process's commit is seen within a millisecond).
 
@@ -133,7 +135,9 @@ class InlineSqlite:
         self._path = path
         self._commits_unchecked = 0  # commits since the last checkpoint began
         self._writes_unchecked = 0  # and the writes in them
-        self._checkpoint_running = False
+        self._checkpointing = False  # a checkpoint pass is running
+        self._writes_held = False  # its second pass: this connection's writes wait for it
+        self._commits_in_pass = 0  # this connection's commits since the pass began
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._written: set[str] = set()  # tables written in the open transaction
         self._commits: Counter[str] = Counter()  # commits that wrote each table
@@ -210,7 +214,7 @@ class InlineSqlite:
         return await future
 
     def _flush(self, pause: float) -> None:
-        if self._checkpoint_running:
+        if self._writes_held:
             return  # `_checkpointed` flushes: the checkpoint must not fall behind new commits
         loop = asyncio.get_running_loop()
         try:
@@ -268,36 +272,51 @@ class InlineSqlite:
         (what SQLite's automatic checkpoint would do on this thread, stalling the loop)."""
         self._commits_unchecked += 1
         self._writes_unchecked += writes
-        if (
+        self._commits_in_pass += 1
+        if self._checkpointing or (
             self._commits_unchecked < CHECKPOINT_COMMITS
             and self._writes_unchecked < CHECKPOINT_WRITES
         ):
             return
         self._commits_unchecked = self._writes_unchecked = 0
+        self._start_checkpoint(loop, hold_writes=False)
+
+    def _start_checkpoint(self, loop: asyncio.AbstractEventLoop, *, hold_writes: bool) -> None:
+        """A checkpoint pass in a worker thread; with `hold_writes`, this connection's batches
+        wait for it (see `_flush`)."""
         try:
             running = loop.run_in_executor(None, self._checkpoint)
         except RuntimeError as error:  # the executor is shut down: the process is stopping
             logger.warning("WAL checkpoint not started: %s", error)
+            self._checkpoint_done()
             return
-        self._checkpoint_running = True  # this connection's batches wait: see `_flush`
-        running.add_done_callback(self._checkpointed)
+        self._checkpointing, self._writes_held = True, hold_writes
+        self._commits_in_pass = 0
+        running.add_done_callback(lambda done: self._checkpointed(done, second=hold_writes))
 
     def _checkpoint(self) -> None:
-        """PASSIVE: copy the frames no reader still needs, waiting for nobody. With this
-        connection's writes held back meanwhile, that is usually every frame, and this
+        """PASSIVE: copy the frames no reader still needs, waiting for nobody. The first pass
+        copies while this connection's commits go on and add frames; when there were any, a
+        second copies those with the commits held back, usually every frame left, and this
         connection's next commit then writes the log from its start (in place: the file is
-        neither cut nor grown again). A checkpoint that new commits overtake never catches up,
-        and the log would grow by every commit while writes keep coming. A reader that keeps
-        an old snapshot open (a backup, a long query) holds the log back until it ends, as it
-        would SQLite's own checkpoint; it never holds back the writes."""
+        neither cut nor grown again). A checkpoint that new commits always overtake never
+        catches up, and the log would grow by every commit while writes keep coming. A reader
+        that keeps an old snapshot open (a backup, a long query) holds the log back until it
+        ends, as it would SQLite's own checkpoint; it never holds back the writes."""
         with closing(sqlite3.connect(self._path, timeout=READ_WAIT_SECONDS)) as conn:
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
-    def _checkpointed(self, done: asyncio.Future[None]) -> None:
-        self._checkpoint_running = False
+    def _checkpointed(self, done: asyncio.Future[None], *, second: bool) -> None:
         if not done.cancelled() and done.exception() is not None:
             logger.warning("WAL checkpoint failed: %s", done.exception())
-        if self._pending:  # the batch that waited for it, its patience counted from now
+        elif not second and self._commits_in_pass:  # commits came meanwhile: copy those too
+            self._start_checkpoint(asyncio.get_running_loop(), hold_writes=True)
+            return
+        self._checkpoint_done()
+
+    def _checkpoint_done(self) -> None:
+        held, self._checkpointing, self._writes_held = self._writes_held, False, False
+        if held and self._pending:  # the batch that waited for it, its patience counted from now
             self._waiting_since = asyncio.get_running_loop().time()
             self._flush(0.0001)
 

@@ -18,7 +18,7 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
   over: under a steady stream of writes the log stays a few megabytes instead of growing
   without end, and writes wait only for that second pass;
 - `ReadCache` keeps the rows every request reads while no connection has committed anything
-  that could change them (another process's commit is seen within a millisecond).
+  that could change them (another process's commit is seen within 5 ms).
 
 No statement yields to the event loop halfway, so one connection serves every request of a
 process (a write waits only for its batch's commit).
@@ -52,9 +52,12 @@ CHECKPOINT_COMMITS = 200
 CHECKPOINT_WRITES = 300
 READ_WAIT_SECONDS = 5.0  # SQLite's busy timeout for everything but taking the write lock
 # How long another process's commit may go unseen by `ReadCache`: `PRAGMA data_version` costs
-# file-lock system calls (~5 µs, as much as the rest of a cached delivery load), so it is read
-# at most this often, not per request. This process's own connections are seen at once.
-OTHER_PROCESSES_SECONDS = 0.001
+# file-lock system calls (~5 µs, as much as the rest of a cached delivery load, and under
+# granian more: the call lets go of the GIL, and granian's threads take it), so it is read at
+# most this often, not per request. Read once a millisecond it still took 8 % of the server's
+# samples under load; once in 5 ms, delivery loads were ~8 % faster (bench/RESULTS.md,
+# "Serving"). This process's own connections are seen at once.
+OTHER_PROCESSES_SECONDS = 0.005
 _READ_WAIT = f"PRAGMA busy_timeout={int(READ_WAIT_SECONDS * 1000)}"
 T = TypeVar("T")
 V = TypeVar("V")

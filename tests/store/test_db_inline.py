@@ -6,6 +6,7 @@ import asyncio
 import os
 import sqlite3
 import threading
+from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
 from typing import Any
@@ -320,21 +321,34 @@ async def test_the_log_starts_over_under_a_steady_stream_of_writes(
 
 
 def _held_checkpoint_passes(
-    monkeypatch: pytest.MonkeyPatch, release: list[threading.Event]
+    monkeypatch: pytest.MonkeyPatch, release: list[threading.Event], *, failing: int = -1
 ) -> list[int]:
-    """`_checkpoint` waiting for `release[n]` before its pass n (0: the first); the list
-    returned gets each pass's number as it ends."""
+    """`_checkpoint` waiting for `release[n]` before its pass n (0: the first; later passes
+    run at once), raising in pass `failing`; the list returned gets each pass's number as it
+    ends."""
     checkpoint = InlineSqlite._checkpoint
     passes: list[int] = []
 
     def held(self: InlineSqlite) -> None:
-        release[len(passes)].wait(5)
+        number = len(passes)
+        if number < len(release):
+            release[number].wait(5)
+        passes.append(number)
+        if number == failing:
+            raise sqlite3.OperationalError("disk I/O error")
         checkpoint(self)
-        passes.append(len(passes))
 
     monkeypatch.setattr(InlineSqlite, "_checkpoint", held)
     monkeypatch.setattr("carimg.store.inline.CHECKPOINT_COMMITS", 1)
     return passes
+
+
+async def _until(condition: Callable[[], bool]) -> None:
+    for _ in range(200):
+        if condition():
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the condition never held")
 
 
 @sqlite_only
@@ -343,13 +357,16 @@ async def test_writes_go_on_while_the_first_checkpoint_pass_copies_the_log(
 ) -> None:
     account_id = await new_account(100)
     release = [threading.Event(), threading.Event()]
-    _held_checkpoint_passes(monkeypatch, release)
+    passes = _held_checkpoint_passes(monkeypatch, release)
     await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
     for plan in ("free", "pro"):  # while the first pass waits
         changed = inline.write(lambda p=plan: inline.execute(SET_PLAN, id=account_id, plan_name=p))
         assert await asyncio.wait_for(changed, timeout=1) == 1
+    assert inline._checkpointing and not inline._writes_held and passes == []
     for event in release:
         event.set()
+    await _until(lambda: not inline._checkpointing)
+    assert passes[:2] == [0, 1]  # the commits made meanwhile were copied by a second pass
 
 
 @sqlite_only
@@ -364,10 +381,7 @@ async def test_writes_wait_for_the_second_checkpoint_pass_then_commit_together(
     await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
     await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
     release[0].set()  # the first pass ends, a commit behind: the second starts, and waits
-    for _ in range(100):
-        if inline._writes_held:
-            break
-        await asyncio.sleep(0.01)
+    await _until(lambda: inline._writes_held)
     assert passes == [0]
     statements: list[str] = []
     inline._conn.set_trace_callback(statements.append)
@@ -381,7 +395,24 @@ async def test_writes_wait_for_the_second_checkpoint_pass_then_commit_together(
     assert not any(task.done() for task in waiting) and "COMMIT" not in statements
     release[1].set()
     await asyncio.gather(*waiting)
-    assert passes == [0, 1] and statements.count("COMMIT") == 1
+    assert passes[:2] == [0, 1] and statements.count("COMMIT") == 1
+
+
+@sqlite_only
+async def test_writes_held_for_a_second_pass_that_fails_still_commit(
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account_id = await new_account(100)
+    release = [threading.Event(), threading.Event()]
+    _held_checkpoint_passes(monkeypatch, release, failing=1)
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
+    release[0].set()
+    await _until(lambda: inline._writes_held)
+    waiting = inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    release[1].set()  # the second pass raises: a warning, and the writes go on
+    assert await asyncio.wait_for(waiting, timeout=5) == 1
+    assert inline.first(PLAN, id=account_id) == {"plan": "pro"}
 
 
 @sqlite_only

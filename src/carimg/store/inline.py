@@ -12,11 +12,11 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
   savepoint of its own, so a burst of paid requests pays for one commit;
 - a write never waits inside SQLite (busy timeout 0), which would stall the event loop: while
   another connection holds the write lock, the batch retries from the loop;
-- WAL checkpoints (copying the log into the database file) run in a worker thread, in two
-  passes: the first copies the log while writes go on, the second, while this connection's
-  writes wait, the little they added meanwhile, so each checkpoint finishes and the log starts
-  over: under a steady stream of writes the log stays a few megabytes instead of growing
-  without end, and writes wait only for that second pass;
+- WAL checkpoints (copying the log into the database file) run in a worker thread: a first
+  pass copies the log while writes go on; when there were any, a second pass, while this
+  connection's writes wait, copies the little they added meanwhile, so each checkpoint
+  finishes and the log starts over: under a steady stream of writes the log stays a few
+  megabytes instead of growing without end, and writes wait only for that second pass;
 - `ReadCache` keeps the rows every request reads while no connection has committed anything
   that could change them (another process's commit is seen within 5 ms).
 
@@ -141,6 +141,7 @@ class InlineSqlite:
         self._checkpointing = False  # a checkpoint pass is running
         self._writes_held = False  # its second pass: this connection's writes wait for it
         self._commits_in_pass = 0  # this connection's commits since the pass began
+        self._closed = False
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._written: set[str] = set()  # tables written in the open transaction
         self._commits: Counter[str] = Counter()  # commits that wrote each table
@@ -218,7 +219,7 @@ class InlineSqlite:
 
     def _flush(self, pause: float) -> None:
         if self._writes_held:
-            return  # `_checkpointed` flushes: the checkpoint must not fall behind new commits
+            return  # `_checkpoint_done` flushes: the checkpoint must not fall behind new commits
         loop = asyncio.get_running_loop()
         try:
             self._begin_immediate()
@@ -295,6 +296,8 @@ class InlineSqlite:
             return
         self._checkpointing, self._writes_held = True, hold_writes
         self._commits_in_pass = 0
+        if hold_writes:  # the commits of the first pass are copied by this one
+            self._commits_unchecked = self._writes_unchecked = 0
         running.add_done_callback(lambda done: self._checkpointed(done, second=hold_writes))
 
     def _checkpoint(self) -> None:
@@ -310,7 +313,9 @@ class InlineSqlite:
             conn.execute("PRAGMA wal_checkpoint(PASSIVE)")
 
     def _checkpointed(self, done: asyncio.Future[None], *, second: bool) -> None:
-        if not done.cancelled() and done.exception() is not None:
+        if done.cancelled() or self._closed:
+            pass
+        elif done.exception() is not None:
             logger.warning("WAL checkpoint failed: %s", done.exception())
         elif not second and self._commits_in_pass:  # commits came meanwhile: copy those too
             self._start_checkpoint(asyncio.get_running_loop(), hold_writes=True)
@@ -330,6 +335,7 @@ class InlineSqlite:
                 future.set_exception(error)
 
     def close(self) -> None:
+        self._closed = True  # a checkpoint pass still running starts no other
         self._fail_pending(RuntimeError("the database was closed"))
         self._conn.close()
 

@@ -351,6 +351,17 @@ async def _until(condition: Callable[[], bool]) -> None:
     raise AssertionError("the condition never held")
 
 
+async def _second_pass_waiting(
+    inline: InlineSqlite, account_id: str, release: list[threading.Event]
+) -> None:
+    """A commit starts the first pass, another comes while it runs; once the first pass ends,
+    the second holds the writes back until `release[1]` is set."""
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
+    release[0].set()
+    await _until(lambda: inline._writes_held)
+
+
 @sqlite_only
 async def test_writes_go_on_while_the_first_checkpoint_pass_copies_the_log(
     inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
@@ -378,10 +389,7 @@ async def test_writes_wait_for_the_second_checkpoint_pass_then_commit_together(
     account_id = await new_account(100)
     release = [threading.Event(), threading.Event()]
     passes = _held_checkpoint_passes(monkeypatch, release)
-    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
-    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
-    release[0].set()  # the first pass ends, a commit behind: the second starts, and waits
-    await _until(lambda: inline._writes_held)
+    await _second_pass_waiting(inline, account_id, release)
     assert passes == [0]
     statements: list[str] = []
     inline._conn.set_trace_callback(statements.append)
@@ -405,10 +413,7 @@ async def test_writes_held_for_a_second_pass_that_fails_still_commit(
     account_id = await new_account(100)
     release = [threading.Event(), threading.Event()]
     _held_checkpoint_passes(monkeypatch, release, failing=1)
-    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
-    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
-    release[0].set()
-    await _until(lambda: inline._writes_held)
+    await _second_pass_waiting(inline, account_id, release)
     waiting = inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
     release[1].set()  # the second pass raises: a warning, and the writes go on
     assert await asyncio.wait_for(waiting, timeout=5) == 1

@@ -370,14 +370,35 @@ async def test_writes_go_on_while_the_first_checkpoint_pass_copies_the_log(
     release = [threading.Event(), threading.Event()]
     passes = _held_checkpoint_passes(monkeypatch, release)
     await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
-    for plan in ("free", "pro"):  # while the first pass waits
-        changed = inline.write(lambda p=plan: inline.execute(SET_PLAN, id=account_id, plan_name=p))
-        assert await asyncio.wait_for(changed, timeout=1) == 1
+    changed = inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
+    assert await asyncio.wait_for(changed, timeout=1) == 1  # while the first pass waits
     assert inline._checkpointing and not inline._writes_held and passes == []
     for event in release:
         event.set()
     await _until(lambda: not inline._checkpointing)
-    assert passes[:2] == [0, 1]  # the commits made meanwhile were copied by a second pass
+    assert passes[:2] == [0, 1]  # the commit made meanwhile was copied by a second pass
+
+
+@sqlite_only
+async def test_writes_wait_once_the_first_pass_falls_a_whole_checkpoint_behind(
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As when the disk is slow or the checkpoint's thread starved: the log would grow by
+    every commit made while the first pass runs, so they stop at CHECKPOINT_COMMITS (1 here)."""
+    account_id = await new_account(100)
+    release = [threading.Event(), threading.Event()]
+    passes = _held_checkpoint_passes(monkeypatch, release)
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    await inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="free"))
+    waiting = asyncio.ensure_future(
+        inline.write(lambda: inline.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    )
+    await asyncio.sleep(0.05)
+    assert not waiting.done() and passes == []
+    for event in release:
+        event.set()
+    assert await asyncio.wait_for(waiting, timeout=5) == 1
+    assert passes[:2] == [0, 1]
 
 
 @sqlite_only

@@ -16,7 +16,8 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
   pass copies the log while writes go on; when there were any, a second pass, while this
   connection's writes wait, copies the little they added meanwhile, so each checkpoint
   finishes and the log starts over: under a steady stream of writes the log stays a few
-  megabytes instead of growing without end, and writes wait only for that second pass;
+  megabytes instead of growing without end, and writes wait only for that second pass (or
+  for a first pass that falls far behind them);
 - `ReadCache` keeps the rows every request reads while no connection has committed anything
   that could change them (another process's commit is seen within 5 ms).
 
@@ -141,6 +142,7 @@ class InlineSqlite:
         self._checkpointing = False  # a checkpoint pass is running
         self._writes_held = False  # its second pass: this connection's writes wait for it
         self._commits_in_pass = 0  # this connection's commits since the pass began
+        self._writes_in_pass = 0  # and the writes in them
         self._closed = False
         self._pending: list[tuple[Callable[[], Any], asyncio.Future[Any]]] = []
         self._written: set[str] = set()  # tables written in the open transaction
@@ -218,8 +220,8 @@ class InlineSqlite:
         return await future
 
     def _flush(self, pause: float) -> None:
-        if self._writes_held:
-            return  # `_checkpoint_done` flushes: the checkpoint must not fall behind new commits
+        if not self._pending or self._writes_wait():
+            return  # nothing to write, or `_checkpoint_done` flushes
         loop = asyncio.get_running_loop()
         try:
             self._begin_immediate()
@@ -262,6 +264,19 @@ class InlineSqlite:
             else:
                 future.set_exception(raised)
 
+    def _writes_wait(self) -> bool:
+        """While a checkpoint's second pass runs, and while its first pass has fallen as far
+        behind as the commits or writes that start a checkpoint (a slow disk, a starved
+        thread): the checkpoint must not fall behind new commits for long, or the log grows.
+        So the log holds at most about twice what starts a checkpoint."""
+        return self._writes_held or (
+            self._checkpointing
+            and (
+                self._commits_in_pass >= CHECKPOINT_COMMITS
+                or self._writes_in_pass >= CHECKPOINT_WRITES
+            )
+        )
+
     def _begin_immediate(self) -> None:
         """Take the write lock now or fail: waiting for it in SQLite's busy handler would stall
         the event loop (`_flush` retries from the loop instead)."""
@@ -277,6 +292,7 @@ class InlineSqlite:
         self._commits_unchecked += 1
         self._writes_unchecked += writes
         self._commits_in_pass += 1
+        self._writes_in_pass += writes
         if self._checkpointing or (
             self._commits_unchecked < CHECKPOINT_COMMITS
             and self._writes_unchecked < CHECKPOINT_WRITES
@@ -295,7 +311,7 @@ class InlineSqlite:
             self._checkpoint_done()
             return
         self._checkpointing, self._writes_held = True, hold_writes
-        self._commits_in_pass = 0
+        self._commits_in_pass = self._writes_in_pass = 0
         if hold_writes:  # the commits of the first pass are copied by this one
             self._commits_unchecked = self._writes_unchecked = 0
         running.add_done_callback(lambda done: self._checkpointed(done, second=hold_writes))
@@ -323,8 +339,8 @@ class InlineSqlite:
         self._checkpoint_done()
 
     def _checkpoint_done(self) -> None:
-        held, self._checkpointing, self._writes_held = self._writes_held, False, False
-        if held and self._pending:  # the batch that waited for it, its patience counted from now
+        self._checkpointing = self._writes_held = False
+        if self._pending:  # a batch that waited for it, its patience counted from now
             self._waiting_since = asyncio.get_running_loop().time()
             self._flush(0.0001)
 

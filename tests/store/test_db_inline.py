@@ -260,6 +260,21 @@ async def test_a_cached_row_is_read_again_at_once_after_a_pooled_write_of_this_p
 
 
 @sqlite_only
+async def test_rows_cached_after_a_pooled_write_stay_cached_once_the_bound_passes(
+    db: Database, inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
+) -> None:
+    """The pooled write is seen at once; its move of data_version must not evict again."""
+    account_id = await new_account(100)
+    cache, plan = _plan_cache(inline, account_id)
+    assert cache.read(account_id, plan) == "free"
+    async with db.write.begin() as conn:
+        await conn.execute(update(accounts).where(accounts.c.id == account_id).values(plan="pro"))
+    assert cache.read(account_id, plan) == "pro"  # read again, and cached
+    inline_clock.now += OTHER_PROCESSES_SECONDS * 1.01
+    assert cache.read(account_id, lambda: pytest.fail("read again")) == "pro"
+
+
+@sqlite_only
 async def test_another_process_commit_is_seen_once_the_other_processes_bound_has_passed(
     inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
 ) -> None:

@@ -197,8 +197,11 @@ class InlineSqlite:
 
     def pool_wrote(self) -> None:
         """A pooled connection of this process has ended a transaction (perhaps a commit):
-        rows read before may have changed (called by `Database`, see store/db)."""
+        rows read before may have changed (called by `Database`, see store/db). Its commit
+        also moves `PRAGMA data_version`, read again at the next `version` so that rows cached
+        after it are not evicted a second time for the same commit once the bound has passed."""
         self._pool_writes += 1
+        self._data_version_read = -OTHER_PROCESSES_SECONDS
         self._versions.clear()
 
     async def write(self, work: Callable[[], T], patience: float = 5.0) -> T:

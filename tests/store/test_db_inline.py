@@ -247,6 +247,12 @@ def inline_clock(monkeypatch: pytest.MonkeyPatch) -> _Monotonic:
     return clock
 
 
+async def _set_plan_pooled(db: Database, account_id: str, plan: str) -> None:
+    """A write on this process's pooled connection (not the inline one)."""
+    async with db.write.begin() as conn:
+        await conn.execute(update(accounts).where(accounts.c.id == account_id).values(plan=plan))
+
+
 @sqlite_only
 async def test_a_cached_row_is_read_again_at_once_after_a_pooled_write_of_this_process(
     db: Database, inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
@@ -254,8 +260,7 @@ async def test_a_cached_row_is_read_again_at_once_after_a_pooled_write_of_this_p
     account_id = await new_account(100)
     cache, plan = _plan_cache(inline, account_id)
     assert cache.read(account_id, plan) == "free"
-    async with db.write.begin() as conn:  # no time passes: data_version is not read again
-        await conn.execute(update(accounts).where(accounts.c.id == account_id).values(plan="pro"))
+    await _set_plan_pooled(db, account_id, "pro")  # no time passes: within the bound
     assert cache.read(account_id, plan) == "pro"
 
 
@@ -267,8 +272,7 @@ async def test_rows_cached_after_a_pooled_write_stay_cached_once_the_bound_passe
     account_id = await new_account(100)
     cache, plan = _plan_cache(inline, account_id)
     assert cache.read(account_id, plan) == "free"
-    async with db.write.begin() as conn:
-        await conn.execute(update(accounts).where(accounts.c.id == account_id).values(plan="pro"))
+    await _set_plan_pooled(db, account_id, "pro")
     assert cache.read(account_id, plan) == "pro"  # read again, and cached
     inline_clock.now += OTHER_PROCESSES_SECONDS * 1.01
     assert cache.read(account_id, lambda: pytest.fail("read again")) == "pro"

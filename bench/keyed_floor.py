@@ -8,10 +8,12 @@ with wrk side by side in one run, each row once per round (nginx first), keys ro
 accounts as in bench/serve.py:
   1. nginx serving the same bytes as a static file (the reference);
   2. the floor without the debit (`FLOOR_WRITES=none`);
-  3. the floor with the debit at carimg's durability (`durable`);
-  4. the floor with the debit unsynced (`unsynced`: synchronous=OFF, which a ledger cannot
+  3. the floor with the debit as carimg writes it, at carimg's durability (`durable`);
+  4. the same rows written by one statement per turn through a trigger (`batched`): what the
+     cheapest SQL for the debit would give;
+  5. the floor with the debit unsynced (`unsynced`: synchronous=OFF, which a ledger cannot
      accept; shown to say where the time goes);
-  5. carimg's keyed image endpoint under granian (`carimg serve --server granian`).
+  6. carimg's keyed image endpoint under granian (`carimg serve --server granian`).
 Writes the `## Keyed floor` section of bench/RESULTS.md.
 
 Run: `.venv/bin/python bench/keyed_floor.py [--seconds 6] [--rounds 5]`
@@ -49,10 +51,11 @@ from serve import (
     wrk,
 )
 
-FLOORS = ("none", "durable", "unsynced")
+FLOORS = ("none", "durable", "batched", "unsynced")
 FLOOR_LABELS = {
     "none": "floor, no debit",
     "durable": "floor, debit as carimg writes it (synchronous=NORMAL)",
+    "batched": "floor, a turn's debits in one statement (synchronous=NORMAL)",
     "unsynced": "floor, debit unsynced (synchronous=OFF, not acceptable)",
 }
 

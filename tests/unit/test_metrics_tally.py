@@ -1,12 +1,15 @@
-"""metrics.TurnTally: Prometheus updates gathered per event-loop turn, applied as they would be."""
+"""metrics.TurnTally: Prometheus updates gathered per event-loop turn (at most one flush a
+millisecond), applied as they would be."""
 
 from __future__ import annotations
 
 import asyncio
 import uuid
 
+import pytest
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
+from carimg import metrics
 from carimg.metrics import TurnTally
 
 BOUNDS = (0.002, 0.005, 0.01, 0.05, 1.0)
@@ -54,6 +57,33 @@ async def test_updates_inside_a_turn_apply_when_the_turn_ends() -> None:
     assert counter._value.get() == 0, "still this turn"
     await asyncio.sleep(0)
     assert counter._value.get() == 2
+
+
+async def test_updates_soon_after_a_flush_wait_for_the_flush_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # under granian every request is a turn of its own: a flush per turn was one per request
+    monkeypatch.setattr(metrics, "FLUSH_INTERVAL", 0.2)
+    counter = Counter(f"c_{uuid.uuid4().hex}", "test", registry=CollectorRegistry())
+    tally = TurnTally()
     tally.inc(counter)
     await asyncio.sleep(0)
-    assert counter._value.get() == 3, "a later turn flushes again"
+    assert counter._value.get() == 1, "the first turn's update, at once"
+    tally.inc(counter)
+    await asyncio.sleep(0)
+    assert counter._value.get() == 1, "within the interval of the last flush: gathered"
+    await asyncio.sleep(0.3)
+    assert counter._value.get() == 2, "applied once the interval has passed"
+
+
+async def test_a_scrape_sees_updates_still_waiting_for_the_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(metrics, "FLUSH_INTERVAL", 10.0)
+    counter = Counter(f"c_{uuid.uuid4().hex}", "test", registry=CollectorRegistry())
+    tally = TurnTally()
+    tally.inc(counter)
+    await asyncio.sleep(0)
+    tally.inc(counter)
+    tally.flush()  # what /metrics does before it collects
+    assert counter._value.get() == 2

@@ -40,7 +40,7 @@ async def get_metrics(request: Request, services: ServicesDep, settings: Setting
             metrics.RENDER_QUEUE_DEPTH.set(await asyncio.wait_for(queue.depth(), 1.0))
         except Exception:  # the scrape still answers; the gauge keeps its last value
             access_log.warning("render queue depth unavailable", exc_info=True)
-    metrics.tally.flush()  # this turn's requests too
+    metrics.tally.flush()  # the requests still gathered too
     accept = request.headers.get("accept")
     body, content_type = await asyncio.to_thread(metrics.exposition, accept)
     return Response(body, media_type=content_type, headers={"Cache-Control": "no-store"})

@@ -59,16 +59,24 @@ async def test_updates_inside_a_turn_apply_when_the_turn_ends() -> None:
     assert counter._value.get() == 2
 
 
-async def test_updates_soon_after_a_flush_wait_for_the_flush_interval(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # under granian every request is a turn of its own: a flush per turn was one per request
-    monkeypatch.setattr(metrics, "FLUSH_INTERVAL", 0.2)
+async def _just_flushed(
+    monkeypatch: pytest.MonkeyPatch, interval: float
+) -> tuple[TurnTally, Counter]:
+    """A tally with FLUSH_INTERVAL `interval` that has just flushed its counter's first update."""
+    monkeypatch.setattr(metrics, "FLUSH_INTERVAL", interval)
     counter = Counter(f"c_{uuid.uuid4().hex}", "test", registry=CollectorRegistry())
     tally = TurnTally()
     tally.inc(counter)
     await asyncio.sleep(0)
     assert counter._value.get() == 1, "the first turn's update, at once"
+    return tally, counter
+
+
+async def test_updates_soon_after_a_flush_wait_for_the_flush_interval(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # under granian every request is a turn of its own: a flush per turn was one per request
+    tally, counter = await _just_flushed(monkeypatch, 0.2)
     tally.inc(counter)
     await asyncio.sleep(0)
     assert counter._value.get() == 1, "within the interval of the last flush: gathered"
@@ -79,11 +87,7 @@ async def test_updates_soon_after_a_flush_wait_for_the_flush_interval(
 async def test_a_scrape_sees_updates_still_waiting_for_the_interval(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr(metrics, "FLUSH_INTERVAL", 10.0)
-    counter = Counter(f"c_{uuid.uuid4().hex}", "test", registry=CollectorRegistry())
-    tally = TurnTally()
-    tally.inc(counter)
-    await asyncio.sleep(0)
+    tally, counter = await _just_flushed(monkeypatch, 10.0)
     tally.inc(counter)
     tally.flush()  # what /metrics does before it collects
     assert counter._value.get() == 2

@@ -501,3 +501,40 @@ async def test_writes_go_on_when_a_checkpoint_cannot_start(
         changed = inline.write(lambda p=plan: inline.execute(SET_PLAN, id=account_id, plan_name=p))
         assert await asyncio.wait_for(changed, timeout=5) == 1
     assert inline.first(PLAN, id=account_id) == {"plan": "free"}
+
+
+@sqlite_only
+async def test_a_write_after_the_connection_closed_fails_at_once(inline: InlineSqlite) -> None:
+    """As a request still running while the process stops: an error, never a wait forever."""
+    closed = InlineSqlite(inline._path)
+    closed.close()
+    with pytest.raises(RuntimeError, match="closed"):
+        await asyncio.wait_for(closed.write(lambda: None), timeout=1)
+
+
+@sqlite_only
+async def test_a_batch_that_cannot_begin_for_a_reason_other_than_the_lock_fails_its_writes(
+    inline: InlineSqlite,
+) -> None:
+    broken = InlineSqlite(inline._path)
+    broken._conn.close()  # BEGIN now fails with ProgrammingError, not a busy lock
+    with pytest.raises(sqlite3.ProgrammingError):
+        await asyncio.wait_for(broken.write(lambda: None), timeout=1)
+    broken.close()
+
+
+@sqlite_only
+async def test_a_checkpoint_pass_ending_after_the_connection_closed_starts_no_other(
+    inline: InlineSqlite, new_account: NewAccount, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    account_id = await new_account(100)
+    own = InlineSqlite(inline._path)
+    release = [threading.Event()]
+    passes = _held_checkpoint_passes(monkeypatch, release)
+    await own.write(lambda: own.execute(SET_PLAN, id=account_id, plan_name="pro"))
+    await own.write(lambda: own.execute(SET_PLAN, id=account_id, plan_name="free"))
+    assert own._checkpointing and own._commits_in_pass == 1  # a second pass would be due
+    own.close()
+    release[0].set()
+    await _until(lambda: not own._checkpointing)
+    assert passes == [0]

@@ -213,6 +213,8 @@ class InlineSqlite:
         While another connection holds the write lock (a transaction spanning loop turns, or
         another process) the batch waits from the loop, never in SQLite's busy handler; after
         `patience` seconds it gives up with WriteLockBusy, nothing written."""
+        if self._closed:  # nothing would ever run it
+            raise RuntimeError("the database was closed")
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         if not self._pending:
@@ -228,8 +230,11 @@ class InlineSqlite:
         loop = asyncio.get_running_loop()
         try:
             self._begin_immediate()
-        except sqlite3.OperationalError as error:
-            if "locked" not in str(error) and "busy" not in str(error):
+        except sqlite3.Error as error:  # busy, or anything else (a closed connection)
+            busy = isinstance(error, sqlite3.OperationalError) and (
+                "locked" in str(error) or "busy" in str(error)
+            )
+            if not busy:
                 self._fail_pending(error)
             elif loop.time() - self._waiting_since > self._patience:
                 self._fail_pending(WriteLockBusy(str(error)))

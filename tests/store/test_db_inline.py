@@ -8,6 +8,7 @@ import sqlite3
 import threading
 from collections.abc import Callable
 from contextlib import closing
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from carimg.store.inline import (
     ReadCache,
     Statement,
     WriteLockBusy,
+    sql_datetime,
 )
 from carimg.store.ledger import LedgerStore
 from carimg.store.tables import accounts
@@ -538,3 +540,19 @@ async def test_a_checkpoint_pass_ending_after_the_connection_closed_starts_no_ot
     release[0].set()
     await _until(lambda: not own._checkpointing)
     assert passes == [0]
+
+
+@pytest.mark.parametrize(
+    ("value", "stored"),
+    [
+        (datetime(2026, 11, 23, 22, 19, 3, 123456, tzinfo=UTC), "2026-11-23 22:19:03.123456"),
+        (datetime(2026, 11, 23, 22, 19, 3, tzinfo=UTC), "2026-11-23 22:19:03.000000"),
+        (
+            datetime(2026, 11, 23, 23, 19, 3, 5, tzinfo=timezone(timedelta(hours=1))),
+            "2026-11-23 22:19:03.000005",
+        ),
+        (datetime(2026, 11, 23, 22, 19, 3, 5), "2026-11-23 22:19:03.000005"),  # naive: UTC
+    ],
+)
+def test_datetimes_are_written_as_naive_utc_with_microseconds(value: datetime, stored: str) -> None:
+    assert sql_datetime(value) == stored

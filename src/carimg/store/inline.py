@@ -71,6 +71,8 @@ class WriteLockBusy(Exception):
 
 def sql_datetime(value: datetime) -> str:
     """A datetime as SQLAlchemy stores it on SQLite (naive UTC, always with microseconds)."""
+    if value.tzinfo is UTC:  # the clock's: its ISO form less "+00:00" (a paid request makes two)
+        return value.isoformat(" ", "microseconds")[:-6]
     if value.tzinfo is not None:
         value = value.astimezone(UTC).replace(tzinfo=None)
     return value.isoformat(" ", "microseconds")

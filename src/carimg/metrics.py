@@ -80,9 +80,10 @@ class TurnTally:
     lock (in multiprocess mode it also writes a shared file): a cached image's four updates
     were a tenth of its time. Under granian each request is an event-loop turn of its own, so
     ending each turn with a flush was a flush per request; the interval gathers the requests of
-    a millisecond instead. An idle process still flushes
-    when the turn ends. So nothing waits longer than a millisecond: a scrape (which flushes
-    first) and the other processes see every request already answered, or answered within it.
+    a millisecond instead. An idle process still flushes when the turn ends. So nothing waits
+    longer than a millisecond: a scrape (which flushes first) and the other processes see every
+    request already answered, or answered within it. Outside an event loop an update is
+    applied at once.
     """
 
     def __init__(self) -> None:

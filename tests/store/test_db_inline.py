@@ -255,15 +255,23 @@ async def _set_plan_pooled(db: Database, account_id: str, plan: str) -> None:
         await conn.execute(update(accounts).where(accounts.c.id == account_id).values(plan=plan))
 
 
+async def _cached_then_written_pooled(
+    db: Database, inline: InlineSqlite, account_id: str
+) -> ReadCache[str]:
+    """The plan cached, then changed on the pooled connection with no time passing (within
+    the bound): the cache reads the change at once, and holds it."""
+    cache, plan = _plan_cache(inline, account_id)
+    assert cache.read(account_id, plan) == "free"
+    await _set_plan_pooled(db, account_id, "pro")
+    assert cache.read(account_id, plan) == "pro"
+    return cache
+
+
 @sqlite_only
 async def test_a_cached_row_is_read_again_at_once_after_a_pooled_write_of_this_process(
     db: Database, inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
 ) -> None:
-    account_id = await new_account(100)
-    cache, plan = _plan_cache(inline, account_id)
-    assert cache.read(account_id, plan) == "free"
-    await _set_plan_pooled(db, account_id, "pro")  # no time passes: within the bound
-    assert cache.read(account_id, plan) == "pro"
+    await _cached_then_written_pooled(db, inline, await new_account(100))
 
 
 @sqlite_only
@@ -272,10 +280,7 @@ async def test_rows_cached_after_a_pooled_write_stay_cached_once_the_bound_passe
 ) -> None:
     """The pooled write is seen at once; its move of data_version must not evict again."""
     account_id = await new_account(100)
-    cache, plan = _plan_cache(inline, account_id)
-    assert cache.read(account_id, plan) == "free"
-    await _set_plan_pooled(db, account_id, "pro")
-    assert cache.read(account_id, plan) == "pro"  # read again, and cached
+    cache = await _cached_then_written_pooled(db, inline, account_id)
     inline_clock.now += OTHER_PROCESSES_SECONDS * 1.01
     assert cache.read(account_id, lambda: pytest.fail("read again")) == "pro"
 

@@ -60,6 +60,7 @@ READ_WAIT_SECONDS = 5.0  # SQLite's busy timeout for everything but taking the w
 # "Serving"). This process's own connections are seen at once.
 OTHER_PROCESSES_SECONDS = 0.005
 _READ_WAIT = f"PRAGMA busy_timeout={int(READ_WAIT_SECONDS * 1000)}"
+_CLOSED = "the database was closed"
 T = TypeVar("T")
 V = TypeVar("V")
 _DIALECT = sqlite.dialect(paramstyle="named")
@@ -216,7 +217,7 @@ class InlineSqlite:
         another process) the batch waits from the loop, never in SQLite's busy handler; after
         `patience` seconds it gives up with WriteLockBusy, nothing written."""
         if self._closed:  # nothing would ever run it
-            raise RuntimeError("the database was closed")
+            raise RuntimeError(_CLOSED)
         loop = asyncio.get_running_loop()
         future: asyncio.Future[T] = loop.create_future()
         if not self._pending:
@@ -362,7 +363,7 @@ class InlineSqlite:
 
     def close(self) -> None:
         self._closed = True  # a checkpoint pass still running starts no other
-        self._fail_pending(RuntimeError("the database was closed"))
+        self._fail_pending(RuntimeError(_CLOSED))
         self._conn.close()
 
 

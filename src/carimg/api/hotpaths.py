@@ -141,7 +141,9 @@ class HotPaths:
 
     `answer` is the hot routes' whole work: the response, or a coroutine giving it (None: the
     framework's request). A server may write that response itself: uvicorn does
-    (cli/_uvicorn_http), skipping its ASGI cycle. Either way `observe` ends the request."""
+    (cli/_uvicorn_http), skipping its ASGI cycle. Either way `observe` ends the request.
+    Over ASGI a delivery load answered from memory, most of a deployment's requests, is sent
+    straight from the kept response (its headers and the request id), with no copy made."""
 
     def __init__(self, fastapi: FastAPI, app: ASGIApp) -> None:
         self.fastapi = fastapi
@@ -168,11 +170,25 @@ class HotPaths:
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         started = time.perf_counter()
-        answer = self.answer(scope, receive) if scope["type"] == "http" else None
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        kept = self._delivered_now(scope)
+        if kept is not None:  # most of a deployment's requests: sent as they are, no copy
+            image, request_id = kept
+            headers = [*image.raw_headers, (_REQUEST_ID, request_id.encode("latin-1"))]
+            try:
+                await send({"type": "http.response.start", "status": 200, "headers": headers})
+                await send({"type": "http.response.body", "body": image.body})
+            finally:
+                seconds = time.perf_counter() - started
+                observer.observe(scope, request_id, DELIVERY_ROUTE, 200, seconds)
+            return
+        answer = self._answer_later(scope, receive)
         if answer is None:
             await self.app(scope, receive, send)
             return
-        response = answer if isinstance(answer, Response) else await answer
+        response = await answer
         try:
             await response(scope, receive, send)
         finally:
@@ -182,15 +198,22 @@ class HotPaths:
         """The response of a hot route: at once when it is known without waiting (a cached
         delivery load), else a coroutine not yet started giving it; None when this request is
         the framework's. Nothing has been read, counted or charged when it returns None."""
+        kept = self._delivered_now(scope)
+        if kept is None:
+            return self._answer_later(scope, receive)
+        image, request_id = kept
+        state = scope.setdefault("state", {})  # only `observe` reads it: no endpoint runs
+        state["request_id"] = request_id
+        state["hot_route"] = DELIVERY_ROUTE
+        return image.with_header(_REQUEST_ID, request_id.encode("latin-1"))
+
+    def _answer_later(self, scope: Scope, receive: Receive) -> Answer | None:
+        """`answer`'s coroutine, when `_delivered_now` had no answer."""
         path: str = scope["path"]
         method: str = scope["method"]
         if method in ("GET", "HEAD") and path.startswith(DELIVERY_PATH):
             token = path[len(DELIVERY_PATH) :]
             if token and "/" not in token:
-                if method == "GET":
-                    response = self._delivered_now(scope, token)
-                    if response is not None:
-                        return response
                 return self._respond(_HotRequest(scope, receive), DELIVERY_ROUTE, token)
         elif method == "GET" and path == IMAGE_PATH:
             query = self._plain_query(scope["query_string"])
@@ -200,8 +223,13 @@ class HotPaths:
                     return self._respond(request, IMAGE_PATH, query)
         return None
 
-    def _delivered_now(self, scope: Scope, token: str) -> Response | None:
-        """A delivery load answered from memory (`DeliveryUrls.load_now`), or None."""
+    def _delivered_now(self, scope: Scope) -> tuple[ImageBody, str] | None:
+        """A GET of a delivery URL answered from memory (`DeliveryUrls.load_now`): the response
+        without its request id, and that id; None otherwise."""
+        path: str = scope["path"]
+        if scope["method"] != "GET" or not path.startswith(DELIVERY_PATH):
+            return None
+        token = path[len(DELIVERY_PATH) :]
         sent = dict(reversed(scope["headers"]))  # the first of repeated headers, as elsewhere
         services = self.services
         if_none_match = _text(sent.get(b"if-none-match"))
@@ -215,11 +243,7 @@ class HotPaths:
         if made is None or made[0] is not loaded:
             made = (loaded, delivery_body(loaded, data, services.settings.pricing_variant))
             self._delivered.put(token, made, len(data))
-        request_id = accepted_request_id(_text(sent.get(_REQUEST_ID)))
-        state = scope.setdefault("state", {})  # only `observe` reads it: no endpoint runs
-        state["request_id"] = request_id
-        state["hot_route"] = DELIVERY_ROUTE
-        return made[1].with_header(_REQUEST_ID, request_id.encode("latin-1"))
+        return made[1], accepted_request_id(_text(sent.get(_REQUEST_ID)))
 
     async def _respond(self, request: Request, route: str, what: str | dict[str, Any]) -> Response:
         """Serve a delivery token or an image query, with the middlewares' request id and the

@@ -67,11 +67,12 @@ class ImageSpec:
     _variant_keys: dict[str, str] = field(
         default_factory=dict, init=False, compare=False, repr=False
     )
+    # The render asset feedback is about: vehicle × view × paint (made once: every cached
+    # delivery load checks the asset's variation).
+    asset_key: str = field(init=False, compare=False, repr=False)
 
-    @property
-    def asset_key(self) -> str:
-        """The render asset feedback is about: vehicle × view × paint."""
-        return f"{self.vehicle.id}|{self.view}|{self.color}"
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "asset_key", f"{self.vehicle.id}|{self.view}|{self.color}")
 
     @property
     def paint(self) -> str:

@@ -29,7 +29,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 
 from carimg.api.auth import principal_for
 from carimg.api.delivery import delivery_body, serve_delivery
-from carimg.api.headers import REQUEST_ID_HEADER, accepted_request_id
+from carimg.api.headers import REQUEST_ID_HEADER, accepted_request_id, new_request_id
 from carimg.api.images import INTEGER_BOUNDS, ImageBody, image_response, wants_json
 from carimg.api.images import router as image_router
 from carimg.api.metrics import observer
@@ -132,10 +132,6 @@ def _set_state(scope: Scope, request_id: str, route: str) -> None:
     )
 
 
-def _text(value: bytes | None) -> str | None:
-    return None if value is None else value.decode("latin-1")
-
-
 class HotPaths:
     """Outermost ASGI app: the hot routes here, everything else to `app` (the framework).
 
@@ -231,8 +227,9 @@ class HotPaths:
             return None
         token = path[len(DELIVERY_PATH) :]
         sent = dict(reversed(scope["headers"]))  # the first of repeated headers, as elsewhere
-        services = self.services
-        if_none_match = _text(sent.get(b"if-none-match"))
+        services = self._services or self.services
+        etag = sent.get(b"if-none-match")
+        if_none_match = None if etag is None else etag.decode("latin-1")
         loaded = services.delivery_urls.load_now(token, if_none_match=if_none_match)
         if loaded is None:
             return None
@@ -243,7 +240,10 @@ class HotPaths:
         if made is None or made[0] is not loaded:
             made = (loaded, delivery_body(loaded, data, services.settings.pricing_variant))
             self._delivered.put(token, made, len(data))
-        return made[1], accepted_request_id(_text(sent.get(_REQUEST_ID)))
+        sent_id = sent.get(_REQUEST_ID)
+        if sent_id is None:
+            return made[1], new_request_id()
+        return made[1], accepted_request_id(sent_id.decode("latin-1"))
 
     async def _respond(self, request: Request, route: str, what: str | dict[str, Any]) -> Response:
         """Serve a delivery token or an image query, with the middlewares' request id and the

@@ -13,6 +13,7 @@ import uvicorn
 from starlette.responses import Response
 from uvicorn.server import ServerState
 
+from carimg.api.images import ImageBody
 from carimg.cli._uvicorn_http import (
     CarimgHttpProtocol,
     CoalescingHttpToolsProtocol,
@@ -222,13 +223,19 @@ async def test_writelines_keeps_the_order_of_what_is_held(
 
 
 class FakeHotPaths:
-    """What the protocol asks of `HotPaths`: an answer for `/hot…` paths, at once (for
-    `/hot-wait`, once `release` is set); `/fail…` raises; anything else is the framework's."""
+    """What the protocol asks of `HotPaths`: a GET of `/hot` is answered at once, as a kept
+    delivery load is; other `/hot…` paths get a coroutine (for `/hot-wait`, done once `release`
+    is set); `/fail…` raises; anything else is the framework's."""
 
     def __init__(self) -> None:
         self.release: asyncio.Event | None = None
         self.observed: list[tuple[str, int]] = []
         self.framework: list[str] = []
+
+    def delivered_now(self, scope: Scope) -> tuple[ImageBody, str] | None:
+        if scope["method"] != "GET" or scope["path"] != "/hot":
+            return None
+        return ImageBody(b"GET /hot", "text/plain", {"x-hot": "1"}), "req-1"
 
     def answer(self, scope: Scope, receive: Receive) -> Any:
         path = scope["path"]
@@ -239,12 +246,11 @@ class FakeHotPaths:
         if scope["method"] not in ("GET", "HEAD") or not path.startswith("/hot"):
             return None
         response = Response(f"{scope['method']} {path}".encode(), headers={"x-hot": "1"})
-        if path != "/hot-wait" or self.release is None:
-            return response
-        return self._later(response, self.release)
+        return self._later(response, self.release if path == "/hot-wait" else None)
 
-    async def _later(self, response: Response, release: asyncio.Event) -> Response:
-        await release.wait()
+    async def _later(self, response: Response, release: asyncio.Event | None) -> Response:
+        if release is not None:
+            await release.wait()
         return response
 
     async def _fail(self) -> Response:
@@ -253,11 +259,15 @@ class FakeHotPaths:
     def observe(self, scope: Scope, status: int, started: float) -> None:
         self.observed.append((scope["path"], status))
 
+    def observe_delivered(self, scope: Scope, request_id: str, started: float) -> None:
+        self.observed.append((scope["path"], 200))
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         """As ASGI (see `HotPaths.__call__`): the answer if there is one, else the framework."""
-        answer = self.answer(scope, receive)
-        if answer is not None:
-            response = answer if isinstance(answer, Response) else await answer
+        delivered = self.delivered_now(scope)
+        answer = self.answer(scope, receive) if delivered is None else None
+        if delivered is not None or answer is not None:
+            response = delivered[0] if delivered is not None else await answer
             await response(scope, receive, send)
             return
         self.framework.append(scope["path"])
@@ -294,7 +304,8 @@ async def test_a_hot_answer_known_at_once_is_written_in_one_write_as_uvicorn_wou
 ) -> None:
     response = await _exchange(hot_served.port, b"GET /hot HTTP/1.1\r\nHost: t\r\n\r\n", b"/hot")
     assert response == (
-        b"HTTP/1.1 200 OK\r\nserver: test\r\nx-hot: 1\r\ncontent-length: 8\r\n\r\nGET /hot"
+        b"HTTP/1.1 200 OK\r\nserver: test\r\nx-hot: 1\r\ncontent-length: 8\r\n"
+        b"content-type: text/plain\r\nx-request-id: req-1\r\n\r\nGET /hot"
     )
     assert hot_served.transports[0].writes == [response]
     assert hot.observed == [("/hot", 200)] and hot.framework == []

@@ -135,11 +135,11 @@ def _set_state(scope: Scope, request_id: str, route: str) -> None:
 class HotPaths:
     """Outermost ASGI app: the hot routes here, everything else to `app` (the framework).
 
-    `answer` is the hot routes' whole work: the response, or a coroutine giving it (None: the
-    framework's request). A server may write that response itself: uvicorn does
-    (cli/_uvicorn_http), skipping its ASGI cycle. Either way `observe` ends the request.
-    Over ASGI a delivery load answered from memory, most of a deployment's requests, is sent
-    straight from the kept response (its headers and the request id), with no copy made."""
+    `delivered_now` and `answer` are the hot routes' whole work: a delivery load answered from
+    memory at once (most of a deployment's requests, sent from the kept response with no copy),
+    else a coroutine giving the response (None: the framework's request). A server may write
+    that response itself: uvicorn does (cli/_uvicorn_http), skipping its ASGI cycle. Either way
+    `observe_delivered` or `observe` ends the request."""
 
     def __init__(self, fastapi: FastAPI, app: ASGIApp) -> None:
         self.fastapi = fastapi
@@ -169,18 +169,17 @@ class HotPaths:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        kept = self._delivered_now(scope)
-        if kept is not None:  # most of a deployment's requests: sent as they are, no copy
-            image, request_id = kept
+        delivered = self.delivered_now(scope)
+        if delivered is not None:  # most of a deployment's requests: sent as kept, no copy
+            image, request_id = delivered
             headers = [*image.raw_headers, (_REQUEST_ID, request_id.encode("latin-1"))]
             try:
                 await send({"type": "http.response.start", "status": 200, "headers": headers})
                 await send({"type": "http.response.body", "body": image.body})
             finally:
-                seconds = time.perf_counter() - started
-                observer.observe(scope, request_id, DELIVERY_ROUTE, 200, seconds)
+                self.observe_delivered(scope, request_id, started)
             return
-        answer = self._answer_later(scope, receive)
+        answer = self.answer(scope, receive)
         if answer is None:
             await self.app(scope, receive, send)
             return
@@ -190,21 +189,37 @@ class HotPaths:
         finally:
             self.observe(scope, response.status_code, started)
 
-    def answer(self, scope: Scope, receive: Receive) -> Response | Answer | None:
-        """The response of a hot route: at once when it is known without waiting (a cached
-        delivery load), else a coroutine not yet started giving it; None when this request is
-        the framework's. Nothing has been read, counted or charged when it returns None."""
-        kept = self._delivered_now(scope)
-        if kept is None:
-            return self._answer_later(scope, receive)
-        image, request_id = kept
-        state = scope.setdefault("state", {})  # only `observe` reads it: no endpoint runs
-        state["request_id"] = request_id
-        state["hot_route"] = DELIVERY_ROUTE
-        return image.with_header(_REQUEST_ID, request_id.encode("latin-1"))
+    def delivered_now(self, scope: Scope) -> tuple[ImageBody, str] | None:
+        """A GET of a delivery URL answered from memory (`DeliveryUrls.load_now`): the kept
+        response, to be sent with one more header, `x-request-id`, and that id; None otherwise.
+        The kept response is shared: it must not be changed."""
+        path: str = scope["path"]
+        if scope["method"] != "GET" or not path.startswith(DELIVERY_PATH):
+            return None
+        token = path[len(DELIVERY_PATH) :]
+        sent = dict(reversed(scope["headers"]))  # the first of repeated headers, as elsewhere
+        services = self._services or self.services
+        etag = sent.get(b"if-none-match")
+        if_none_match = None if etag is None else etag.decode("latin-1")
+        loaded = services.delivery_urls.load_now(token, if_none_match=if_none_match)
+        if loaded is None:
+            return None
+        data = loaded.data
+        if data is None:  # never: load_now's answers carry the image
+            return None
+        made = self._delivered.get(token)  # load_now keeps its answer while it holds: so here
+        if made is None or made[0] is not loaded:
+            made = (loaded, delivery_body(loaded, data, services.settings.pricing_variant))
+            self._delivered.put(token, made, len(data))
+        sent_id = sent.get(_REQUEST_ID)
+        if sent_id is None:
+            return made[1], new_request_id()
+        return made[1], accepted_request_id(sent_id.decode("latin-1"))
 
-    def _answer_later(self, scope: Scope, receive: Receive) -> Answer | None:
-        """`answer`'s coroutine, when `_delivered_now` had no answer."""
+    def answer(self, scope: Scope, receive: Receive) -> Answer | None:
+        """The response of a hot route that `delivered_now` did not answer: a coroutine not yet
+        started giving it; None when this request is the framework's. Nothing has been read,
+        counted or charged when it returns None."""
         path: str = scope["path"]
         method: str = scope["method"]
         if method in ("GET", "HEAD") and path.startswith(DELIVERY_PATH):
@@ -274,3 +289,9 @@ class HotPaths:
         state = scope["state"]
         seconds = time.perf_counter() - started
         observer.observe(scope, state["request_id"], state["hot_route"], status, seconds)
+
+    @staticmethod
+    def observe_delivered(scope: Scope, request_id: str, started: float) -> None:
+        """`observe` for an answer of `delivered_now` (which sets no request state)."""
+        seconds = time.perf_counter() - started
+        observer.observe(scope, request_id, DELIVERY_ROUTE, 200, seconds)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import cached_property
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -92,12 +93,12 @@ class ImageBody(Response):
         if self.background is not None:  # a route's BackgroundTasks, as Response runs them
             await self.background()
 
-    def with_header(self, name: bytes, value: bytes) -> ImageBody:
-        """This response with one more header (encoded, lowercase name); this one unchanged."""
-        copy = ImageBody.__new__(ImageBody)
-        copy.__dict__.update(self.__dict__)
-        copy.raw_headers = [*self.raw_headers, (name, value)]
-        return copy
+    @cached_property
+    def header_lines(self) -> bytes:
+        """Its headers as HTTP/1.1 writes them (`name: value` lines), made once: a server that
+        writes a kept response itself (cli/_uvicorn_http) sends them on every load. Only for a
+        response whose headers no longer change."""
+        return b"".join(name + b": " + value + b"\r\n" for name, value in self.raw_headers)
 
 
 _ENCODED_NAMES: dict[str, bytes] = {}  # header name -> as sent (lowercase latin-1)

@@ -4,10 +4,11 @@ each response sent in one write.
 The hot routes (api/hotpaths: paid images, delivery loads) are most of a deployment's requests,
 and for a cached image uvicorn's ASGI cycle costs several times what carimg's own work does: a
 task, the `receive`/`send` coroutines, two messages and a regex check of every header. Here the
-protocol runs `HotPaths.answer` itself (a cached delivery load is answered at once, with no
-task; anything that may wait runs in a task, as under uvicorn, since code may need a current
-task) and writes the response it gives as uvicorn would have: its status line, its default
-headers (date, server), `connection: close` where the connection ends, no body for HEAD.
+protocol runs the hot paths itself (a cached delivery load, `HotPaths.delivered_now`, is
+answered at once, with no task, its kept headers written from lines made once; `answer`, which
+may wait, runs in a task, as under uvicorn, since code may need a current task) and writes the
+response as uvicorn would have: its status line, its default headers (date, server),
+`connection: close` where the connection ends, no body for HEAD.
 Everything else, and every request while tracing logs messages, goes through uvicorn.
 
 uvicorn writes a response's status line and headers as soon as the app starts it, then the
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from starlette.types import Scope
 
     from carimg.api.hotpaths import Answer, HotPaths
+    from carimg.api.images import ImageBody
 
 _log = logging.getLogger("uvicorn.error")
 _HOT_METHODS = (b"GET", b"HEAD")
@@ -173,26 +175,39 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
         scope["raw_path"] = self.root_path.encode("ascii") + url.path
         scope["query_string"] = url.query or b""
         started = time.perf_counter()
-        answer: Response | Answer | Exception | None
+        delivered: tuple[ImageBody, str] | None = None
+        answer: Answer | Exception | None = None
         try:
-            answer = hot.answer(cast("Scope", scope), _no_body)
+            delivered = hot.delivered_now(cast("Scope", scope))
+            if delivered is None:
+                answer = hot.answer(cast("Scope", scope), _no_body)
         except Exception as error:  # answered as uvicorn answers an app that raises
             answer = error
-        if answer is None:
+        if delivered is None and answer is None:
             super().on_headers_complete()
             return
         keep_alive = http_version != "1.0" and parser.should_keep_alive()
         hot_cycle = _HotCycle(cast("Scope", scope), keep_alive)
         self.cycle = cast(RequestResponseCycle, hot_cycle)
-        if isinstance(answer, Exception):
+        if delivered is not None:
+            self._send_delivered(hot_cycle, *delivered, started)
+        elif isinstance(answer, Exception):
             self._fail(hot_cycle, answer)
-        else:
+        elif answer is not None:
             self._run(hot_cycle, answer, started)
 
-    def _run(self, cycle: _HotCycle, answer: Response | Answer, started: float) -> None:
-        if isinstance(answer, Response):  # known at once: no task
-            self._send(cycle, answer, started)
-            return
+    def _send_delivered(
+        self, cycle: _HotCycle, image: ImageBody, request_id: str, started: float
+    ) -> None:
+        """Write a kept delivery answer (`HotPaths.delivered_now`) with its request id."""
+        id_line = b"x-request-id: " + request_id.encode("latin-1") + b"\r\n"
+        self._end(cycle, self._message(cycle, 200, image.header_lines + id_line, bytes(image.body)))
+        try:
+            cast("HotPaths", self._hot).observe_delivered(cycle.scope, request_id, started)
+        except Exception:  # the answer is out: a metrics failure must not touch it
+            _log.exception("Could not record a request's metrics")
+
+    def _run(self, cycle: _HotCycle, answer: Answer, started: float) -> None:
         task = self.loop.create_task(answer)
         task.add_done_callback(lambda task: self._finished(cycle, task, started))
         self.tasks.add(cast("asyncio.Task[None]", task))  # the server waits for it to stop
@@ -209,7 +224,8 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
     def _send(self, cycle: _HotCycle, response: Response, started: float) -> None:
         """Write `response` as uvicorn's `send` would, then end the request as it does."""
         try:
-            data = self._encoded(cycle, response)
+            lines = b"".join(name + b": " + value + b"\r\n" for name, value in response.raw_headers)
+            data = self._message(cycle, response.status_code, lines, bytes(response.body))
         except Exception as error:  # a response uvicorn could not have sent either
             self._fail(cycle, error)
             return
@@ -220,17 +236,17 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
         except Exception:  # the answer is out: a metrics failure must not touch it
             _log.exception("Could not record a request's metrics")
 
-    def _encoded(self, cycle: _HotCycle, response: Response) -> bytes:
-        content = [STATUS_LINE[response.status_code]]
-        for name, value in self.server_state.default_headers:
-            content += (name, b": ", value, b"\r\n")
-        for name, value in response.raw_headers:
-            content += (name, b": ", value, b"\r\n")
+    def _message(self, cycle: _HotCycle, status: int, header_lines: bytes, body: bytes) -> bytes:
+        """The whole HTTP/1.1 response: status line, uvicorn's default headers (date, server),
+        `header_lines`, `connection: close` where the connection ends, and the body (none for
+        HEAD)."""
+        content = [STATUS_LINE[status], _default_lines(self.server_state.default_headers)]
+        content.append(header_lines)
         if not cycle.keep_alive:
             content.append(b"connection: close\r\n")
         content.append(b"\r\n")
         if cycle.scope["method"] != "HEAD":
-            content.append(bytes(response.body))
+            content.append(body)
         return b"".join(content)
 
     def _fail(self, cycle: _HotCycle, error: BaseException) -> None:
@@ -246,6 +262,18 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
         if not cycle.keep_alive:
             self.transport.close()
         self.on_response_complete()
+
+
+_defaults: tuple[object, bytes] = (None, b"")  # uvicorn's default headers, and their lines
+
+
+def _default_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
+    """uvicorn's default headers as lines, made again only when uvicorn replaces the list (its
+    `date` each second)."""
+    global _defaults
+    if _defaults[0] is not headers:
+        _defaults = (headers, b"".join(name + b": " + value + b"\r\n" for name, value in headers))
+    return _defaults[1]
 
 
 async def _no_body() -> dict[str, Any]:

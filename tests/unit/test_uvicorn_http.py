@@ -391,6 +391,58 @@ async def test_the_keep_alive_timeout_never_closes_a_connection_under_a_request(
         writer.close()
 
 
+async def _get_hot(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> bytes:
+    writer.write(b"GET /hot HTTP/1.1\r\nHost: t\r\n\r\n")
+    received = b""
+    while not received.endswith(b"GET /hot"):
+        chunk = await asyncio.wait_for(reader.read(65536), timeout=5)
+        assert chunk, "the connection was closed"
+        received += chunk
+    return received
+
+
+async def test_an_idle_connection_is_closed_once_the_keep_alive_timeout_passes(
+    hot: FakeHotPaths,
+) -> None:
+    async with serving(HotApp(hot), CarimgHttpProtocol, keep_alive=0.2) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        await _get_hot(reader, writer)
+        assert await asyncio.wait_for(reader.read(65536), timeout=2) == b""  # closed
+        writer.close()
+
+
+async def test_a_connection_used_again_within_the_timeout_stays_open_past_it(
+    hot: FakeHotPaths,
+) -> None:
+    """The first response's timer fires while the connection has been idle for less than the
+    timeout: it waits for the rest instead of closing the connection."""
+    async with serving(HotApp(hot), CarimgHttpProtocol, keep_alive=0.3) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        await _get_hot(reader, writer)
+        await asyncio.sleep(0.2)
+        await _get_hot(reader, writer)
+        await asyncio.sleep(0.2)  # 0.4 s after the first response, 0.2 s idle
+        await _get_hot(reader, writer)
+        assert await asyncio.wait_for(reader.read(65536), timeout=2) == b""  # then idle: closed
+        writer.close()
+
+
+async def test_a_closed_connection_leaves_no_timer_behind(
+    hot_served: Served,
+) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
+    await _get_hot(reader, writer)
+    protocol = hot_served.protocols[0]
+    assert protocol.timeout_keep_alive_task is not None
+    writer.close()
+    await writer.wait_closed()
+    for _ in range(100):
+        if protocol.timeout_keep_alive_task is None:
+            break
+        await asyncio.sleep(0.01)
+    assert protocol.timeout_keep_alive_task is None
+
+
 async def test_a_stop_lets_a_waiting_answer_finish_then_closes_the_connection(
     hot_served: Served, hot: FakeHotPaths
 ) -> None:

@@ -234,32 +234,6 @@ class HotPaths:
                     return self._respond(request, IMAGE_PATH, query)
         return None
 
-    def _delivered_now(self, scope: Scope) -> tuple[ImageBody, str] | None:
-        """A GET of a delivery URL answered from memory (`DeliveryUrls.load_now`): the response
-        without its request id, and that id; None otherwise."""
-        path: str = scope["path"]
-        if scope["method"] != "GET" or not path.startswith(DELIVERY_PATH):
-            return None
-        token = path[len(DELIVERY_PATH) :]
-        sent = dict(reversed(scope["headers"]))  # the first of repeated headers, as elsewhere
-        services = self._services or self.services
-        etag = sent.get(b"if-none-match")
-        if_none_match = None if etag is None else etag.decode("latin-1")
-        loaded = services.delivery_urls.load_now(token, if_none_match=if_none_match)
-        if loaded is None:
-            return None
-        data = loaded.data
-        if data is None:  # never: load_now's answers carry the image
-            return None
-        made = self._delivered.get(token)  # load_now keeps its answer while it holds: so here
-        if made is None or made[0] is not loaded:
-            made = (loaded, delivery_body(loaded, data, services.settings.pricing_variant))
-            self._delivered.put(token, made, len(data))
-        sent_id = sent.get(_REQUEST_ID)
-        if sent_id is None:
-            return made[1], new_request_id()
-        return made[1], accepted_request_id(sent_id.decode("latin-1"))
-
     async def _respond(self, request: Request, route: str, what: str | dict[str, Any]) -> Response:
         """Serve a delivery token or an image query, with the middlewares' request id and the
         exception handlers' problem documents."""

@@ -129,6 +129,7 @@ async def test_head_answers_the_content_type_without_rendering(
     assert response.status_code == 200
     assert response.headers["content-type"] == "image/webp"
     assert response.content == b""
+    assert "content-length" not in response.headers  # unknown without rendering; never 0
     assert response.headers["etag"]
     assert render_calls.count == 0
     spec = parse_image_request(services.catalog, image)

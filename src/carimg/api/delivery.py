@@ -44,7 +44,11 @@ def delivery_response(loaded: Loaded, pricing_variant: str, head: bool) -> Respo
     if loaded.data is None:
         headers = _validators(loaded, pricing_variant)
         headers["Content-Type"] = _MEDIA[loaded.spec.format]
-        return Response(status_code=200 if head else 304, headers=headers)
+        response = Response(status_code=200 if head else 304, headers=headers)
+        # A HEAD renders nothing, so the image's length is unknown here: no Content-Length
+        # (Starlette would send 0, which RFC 9110 forbids unless the GET's body were empty).
+        response.raw_headers = [h for h in response.raw_headers if h[0] != b"content-length"]
+        return response
     return delivery_body(loaded, loaded.data, pricing_variant)
 
 

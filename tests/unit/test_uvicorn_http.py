@@ -263,11 +263,17 @@ class FakeHotPaths:
         self.observed.append((scope["path"], 200))
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        """As ASGI (see `HotPaths.__call__`): the answer if there is one, else the framework."""
+        """As ASGI (as `HotPaths.__call__`): the answer if there is one, else the framework."""
         delivered = self.delivered_now(scope)
-        answer = self.answer(scope, receive) if delivered is None else None
-        if delivered is not None or answer is not None:
-            response = delivered[0] if delivered is not None else await answer
+        if delivered is not None:
+            image, request_id = delivered
+            headers = [*image.raw_headers, (b"x-request-id", request_id.encode())]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": image.body})
+            return
+        answer = self.answer(scope, receive)
+        if answer is not None:
+            response = await answer
             await response(scope, receive, send)
             return
         self.framework.append(scope["path"])
@@ -368,6 +374,28 @@ async def test_while_the_client_reads_slowly_answers_wait_for_it(
     writer.close()
     assert received.endswith(b"GET /hot2")
     assert hot.observed == [("/hot1", 200)]  # the second went through uvicorn's cycle
+
+
+async def test_a_kept_answer_is_written_as_uvicorn_s_cycle_writes_it(
+    hot_served: Served, hot: FakeHotPaths
+) -> None:
+    """The protocol's own write of a kept delivery answer, byte for byte what uvicorn's cycle
+    sends for the same ASGI messages (taken while the client reads slowly)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", hot_served.port)
+    writer.write(b"GET /hot HTTP/1.1\r\nHost: t\r\n\r\n")
+    by_protocol = await asyncio.wait_for(reader.read(65536), timeout=5)
+    protocol = hot_served.protocols[0]
+    protocol.pause_writing()
+    writer.write(b"GET /hot HTTP/1.1\r\nHost: t\r\n\r\n")
+    await asyncio.sleep(0.05)
+    protocol.resume_writing()
+    by_cycle = b""
+    while not by_cycle.endswith(b"GET /hot"):
+        by_cycle += await asyncio.wait_for(reader.read(65536), timeout=5)
+    writer.close()
+    assert by_protocol.endswith(b"x-request-id: req-1\r\n\r\nGET /hot")
+    assert by_cycle == by_protocol
+    assert hot.observed == [("/hot", 200)]  # the second went through uvicorn's cycle
 
 
 async def test_the_keep_alive_timeout_never_closes_a_connection_under_a_request(

@@ -148,7 +148,7 @@ class HotPaths:
         self._plain_query = _PlainQueries(self._image_parameters)
         self._unset = dict.fromkeys(self._image_parameters - {"response"})
         self._services: Services | None = None  # see `use`
-        # token -> the answer load_now gave and its response (the request id added to a copy)
+        # token -> the answer load_now gave and the response made of it (sent as kept)
         self._delivered: ReadyAnswers[tuple[Loaded, ImageBody]] = ReadyAnswers(
             share_of_cache(fastapi.state.settings)
         )

@@ -36,6 +36,8 @@ from uvicorn.protocols.http.httptools_impl import (
     RequestResponseCycle,
 )
 
+from carimg.api.headers import REQUEST_ID_HEADER
+
 if TYPE_CHECKING:
     from starlette.types import Scope
 
@@ -44,6 +46,7 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("uvicorn.error")
 _HOT_METHODS = (b"GET", b"HEAD")
+_REQUEST_ID_LINE = REQUEST_ID_HEADER.lower().encode("latin-1") + b": "
 _SERVER_ERROR = (
     STATUS_LINE[500] + b"content-type: text/plain; charset=utf-8\r\ncontent-length: 21\r\n"
     b"connection: close\r\n\r\nInternal Server Error"
@@ -197,8 +200,8 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
     def on_headers_complete(self) -> None:
         """A hot route's request is answered here; any other goes on as uvicorn's."""
         # A request has begun: no keep-alive timeout may close the connection under it. (An
-        # answer written at once re-arms the timer inside this same read, where uvicorn's
-        # `data_received` no longer stops it for the pipelined requests that follow.)
+        # answer written at once marks the connection idle inside this same read, where
+        # `data_received` no longer marks it busy for the pipelined requests that follow.)
         self._unset_keepalive_if_required()
         hot, cycle, parser = self._hot, self.cycle, self.parser
         if (
@@ -250,7 +253,7 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
         self, cycle: _HotCycle, image: ImageBody, request_id: str, started: float
     ) -> None:
         """Write a kept delivery answer (`HotPaths.delivered_now`) with its request id."""
-        id_line = b"x-request-id: " + request_id.encode("latin-1") + b"\r\n"
+        id_line = _REQUEST_ID_LINE + request_id.encode("latin-1") + b"\r\n"
         self._end(cycle, self._message(cycle, 200, image.header_lines + id_line, bytes(image.body)))
         try:
             cast("HotPaths", self._hot).observe_delivered(cycle.scope, request_id, started)
@@ -321,9 +324,10 @@ def _default_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
     """uvicorn's default headers as lines, made again only when uvicorn replaces the list (its
     `date` each second)."""
     global _defaults
-    if _defaults[0] is not headers:
-        _defaults = (headers, b"".join(name + b": " + value + b"\r\n" for name, value in headers))
-    return _defaults[1]
+    known = _defaults  # read once: another thread's server may replace it meanwhile
+    if known[0] is not headers:
+        known = _defaults = (headers, b"".join(n + b": " + v + b"\r\n" for n, v in headers))
+    return known[1]
 
 
 async def _no_body() -> dict[str, Any]:

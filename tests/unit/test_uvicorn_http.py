@@ -18,6 +18,7 @@ from carimg.cli._uvicorn_http import (
     CarimgHttpProtocol,
     CoalescingHttpToolsProtocol,
     CoalescingTransport,
+    _default_lines,
 )
 
 Scope = dict[str, Any]
@@ -217,6 +218,15 @@ async def test_writelines_keeps_the_order_of_what_is_held(
     coalescing.writelines([b"2 ", b"3"])
     await asyncio.sleep(0)
     assert transport.writes == [b"1 2 3"]
+
+
+def test_default_header_lines_follow_uvicorn_s_list_each_time_it_is_replaced() -> None:
+    """uvicorn replaces its default headers each second (a new `date`): lines made for an
+    earlier list must not be written again."""
+    first = [(b"date", b"Mon, 23 Nov 2026 23:59:59 GMT"), (b"server", b"uvicorn")]
+    second = [(b"date", b"Tue, 24 Nov 2026 00:00:00 GMT"), (b"server", b"uvicorn")]
+    assert _default_lines(first) == b"date: Mon, 23 Nov 2026 23:59:59 GMT\r\nserver: uvicorn\r\n"
+    assert _default_lines(second) == b"date: Tue, 24 Nov 2026 00:00:00 GMT\r\nserver: uvicorn\r\n"
 
 
 # -- the hot routes, answered by the protocol itself (CarimgHttpProtocol) -----------------------

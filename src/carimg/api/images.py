@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -98,7 +99,12 @@ class ImageBody(Response):
         """Its headers as HTTP/1.1 writes them (`name: value` lines), made once: a server that
         writes a kept response itself (cli/_uvicorn_http) sends them on every load. Only for a
         response whose headers no longer change."""
-        return b"".join(name + b": " + value + b"\r\n" for name, value in self.raw_headers)
+        return header_lines(self.raw_headers)
+
+
+def header_lines(headers: Iterable[tuple[bytes, bytes]]) -> bytes:
+    """Encoded headers as HTTP/1.1 writes them: one `name: value` line each."""
+    return b"".join(name + b": " + value + b"\r\n" for name, value in headers)
 
 
 _ENCODED_NAMES: dict[str, bytes] = {}  # header name -> as sent (lowercase latin-1)

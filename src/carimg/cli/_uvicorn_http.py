@@ -37,6 +37,7 @@ from uvicorn.protocols.http.httptools_impl import (
 )
 
 from carimg.api.headers import REQUEST_ID_HEADER
+from carimg.api.images import header_lines
 
 if TYPE_CHECKING:
     from starlette.types import Scope
@@ -277,7 +278,7 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
     def _send(self, cycle: _HotCycle, response: Response, started: float) -> None:
         """Write `response` as uvicorn's `send` would, then end the request as it does."""
         try:
-            lines = b"".join(name + b": " + value + b"\r\n" for name, value in response.raw_headers)
+            lines = header_lines(response.raw_headers)
             data = self._message(cycle, response.status_code, lines, bytes(response.body))
         except Exception as error:  # a response uvicorn could not have sent either
             self._fail(cycle, error)
@@ -326,7 +327,7 @@ def _default_lines(headers: list[tuple[bytes, bytes]]) -> bytes:
     global _defaults
     known = _defaults  # read once: another thread's server may replace it meanwhile
     if known[0] is not headers:
-        known = _defaults = (headers, b"".join(n + b": " + v + b"\r\n" for n, v in headers))
+        known = _defaults = (headers, header_lines(headers))
     return known[1]
 
 

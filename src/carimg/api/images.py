@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from functools import cached_property
 from typing import Annotated, Any
 
@@ -12,7 +11,7 @@ from starlette.types import Receive, Scope, Send
 
 from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, authenticated
-from carimg.api.headers import request_id_of
+from carimg.api.headers import header_lines, request_id_of
 from carimg.api.image_urls import single_url_response
 from carimg.api.problems import problem_responses
 from carimg.api.query import IGNORED_HEADER, StrictQuery
@@ -100,11 +99,6 @@ class ImageBody(Response):
         writes a kept response itself (cli/_uvicorn_http) sends them on every load. Only for a
         response whose headers no longer change."""
         return header_lines(self.raw_headers)
-
-
-def header_lines(headers: Iterable[tuple[bytes, bytes]]) -> bytes:
-    """Encoded headers as HTTP/1.1 writes them: one `name: value` line each."""
-    return b"".join(name + b": " + value + b"\r\n" for name, value in headers)
 
 
 _ENCODED_NAMES: dict[str, bytes] = {}  # header name -> as sent (lowercase latin-1)

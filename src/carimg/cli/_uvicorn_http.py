@@ -36,8 +36,7 @@ from uvicorn.protocols.http.httptools_impl import (
     RequestResponseCycle,
 )
 
-from carimg.api.headers import REQUEST_ID_HEADER
-from carimg.api.images import header_lines
+from carimg.api.headers import REQUEST_ID_HEADER, header_lines
 
 if TYPE_CHECKING:
     from starlette.types import Scope

@@ -196,6 +196,28 @@ class Settings(BaseSettings):
         description="New image variants one playground cookie may preview per day (UTC) on "
         "/images/car.png; past it the preview answers 429.",
     )
+    preview_address_daily_limit: int = Field(
+        default=1000,
+        ge=1,
+        description="New image variants the playground may preview per day (UTC) for one client "
+        "address (an IPv6 address counts by its /64), whatever cookies it holds; past it the "
+        "preview answers 429. Behind a proxy every client shares the proxy's address.",
+    )
+    playground_cookies_per_minute: int = Field(
+        default=10,
+        ge=1,
+        description="New playground cookies one client address may be given per minute (a visit "
+        "with a valid cookie keeps it); past it /playground answers 429 without a cookie.",
+    )
+    free_render_share: float = Field(
+        default=0.10,
+        ge=0,
+        le=1,
+        description="Share of `daily_render_ceiling` that free grants (playground, signed-in "
+        "sessions, home-page examples, partner-signed and open embeds) may spend on new renders "
+        "each day; past it they serve cached images only (502 generation_at_capacity), and the "
+        "rest of the ceiling stays for paying accounts.",
+    )
 
     @field_validator("base_url")
     @classmethod

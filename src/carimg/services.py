@@ -157,7 +157,9 @@ async def build_services(
     queue = _render_queue(settings, cache)
     renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store, queue)
     caps = PlanCaps(pricing, clock)
-    budget = RenderBudget(counters, clock, settings.daily_render_ceiling)
+    budget = RenderBudget(
+        counters, clock, settings.daily_render_ceiling, settings.free_render_share
+    )
     account_store = AccountStore(db)
     images = ImageService(
         renderer,

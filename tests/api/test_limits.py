@@ -19,6 +19,7 @@ from PIL import Image, ImageDraw
 
 from carimg.config import Settings
 from carimg.domain.clock import FixedClock
+from carimg.domain.embed import PLAYGROUND_COOKIE
 from carimg.services import Services
 from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
 from tests.conftest import Customer
@@ -262,3 +263,50 @@ async def test_a_refused_request_does_not_use_up_the_cold_render_share(
     response = await cold(client, broke, fresh_paint())
     assert response.status_code == 200, response.text
     assert len(renders) == 1
+
+
+# -- the free grants' share of the ceiling -------------------------------------------------------
+
+# A ceiling of 30, as the hostile probe had: free grants get 10 % of it (3), a Business plan 25 %.
+CEILING_30 = pytest.mark.parametrize(
+    "overrides", [{"daily_render_ceiling": 30}], ids=["ceiling-30"]
+)
+
+
+async def free_preview(client: httpx.AsyncClient, services: Services) -> httpx.Response:
+    """A new variant previewed under a new playground cookie (a cold render nobody pays for)."""
+    cookie, _ = services.embed.playground_cookie()
+    paint = fresh_paint().lstrip("#")
+    return await client.get(
+        f"/images/car.png?brand=toyota&model=camry&year=2020&color=%23{paint}&size=thumb",
+        headers={"Cookie": f"{PLAYGROUND_COOKIE}={cookie}"},
+    )
+
+
+@SQLITE_ONLY
+@CEILING_30
+async def test_free_grants_cannot_spend_the_renders_paying_accounts_are_entitled_to(
+    client: httpx.AsyncClient, make_customer, services: Services, renders: list[str]
+) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(30):  # as many free previews as the whole ceiling
+        await free_preview(client, services)
+    business: Customer = await make_customer(plan="business")
+    response = await cold(client, business, fresh_paint())
+    assert response.status_code == 200, response.text
+    assert response.headers["x-image-source"] == "generated"
+
+
+@SQLITE_ONLY
+@CEILING_30
+async def test_past_their_share_free_grants_are_502_generation_at_capacity(
+    client: httpx.AsyncClient, services: Services, renders: list[str]
+) -> None:
+    for _ in range(3):
+        assert (await free_preview(client, services)).status_code == 200
+    refused = await free_preview(client, services)
+    assert refused.status_code == 502
+    body = refused.json()
+    assert body["code"] == "generation_at_capacity"
+    assert body["free_share"] == 3
+    assert body["reset_at"] == NEXT_MIDNIGHT
+    assert len(renders) == 3

@@ -174,3 +174,50 @@ async def test_an_unknown_vehicle_in_the_address_falls_back_to_an_example(
 ) -> None:
     html = (await client.get("/playground?make=nope&model=nothing&year=2019")).text
     assert 'data-make="toyota" data-model="camry"' in html
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize(
+    "overrides", [{"playground_daily_limit": 2, "preview_address_daily_limit": 3}]
+)
+async def test_new_cookies_from_one_address_share_its_daily_limit(
+    client: httpx.AsyncClient, services: Services
+) -> None:
+    await spend_allowance_of_two(client, with_cookie(services))
+    fresh = with_cookie(services)  # a dropped cookie and a new one: the address's count goes on
+    assert (await client.get(preview(66), headers=fresh)).status_code == 200
+    refused = await client.get(preview(67), headers=fresh)
+    assert refused.status_code == 429
+    assert refused.headers["content-type"] == "application/problem+json"
+    problem = refused.json()
+    assert (problem["code"], problem["scope"], problem["limit"]) == (
+        "playground_daily_limit",
+        "address",
+        3,
+    )
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("overrides", [{"playground_cookies_per_minute": 2}])
+async def test_an_address_is_given_a_limited_number_of_new_playground_cookies_a_minute(
+    client: httpx.AsyncClient,
+) -> None:
+    for _ in range(2):
+        client.cookies.clear()
+        assert (await client.get("/playground")).status_code == 200
+    client.cookies.clear()
+    refused = await client.get("/playground")
+    assert refused.status_code == 429
+    assert 0 < int(refused.headers["retry-after"]) <= 60
+    assert PLAYGROUND_COOKIE not in refused.headers.get("set-cookie", "")
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("overrides", [{"playground_cookies_per_minute": 1}])
+async def test_revisits_with_a_valid_playground_cookie_are_not_new_cookies(
+    client: httpx.AsyncClient,
+) -> None:
+    for _ in range(3):
+        page = await client.get("/playground")
+        assert page.status_code == 200
+        assert page.headers["set-cookie"].startswith(f"{PLAYGROUND_COOKIE}=")

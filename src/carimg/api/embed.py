@@ -12,6 +12,7 @@ from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, credential_of
 from carimg.api.headers import request_id_of
 from carimg.api.images import CACHE_CONTROL, IMAGE_MEDIA_TYPES, merge_aliases
+from carimg.api.per_address import client_ip
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.accounts import require_scope
@@ -91,7 +92,7 @@ def _free(request: Request, spec: ImageSpec, etag: str, free: FreeImage, cache: 
     responses={
         200: {"description": "The image.", "content": IMAGE_MEDIA_TYPES},
         308: {"description": "Non-canonical spelling: follow to the canonical URL."},
-        **problem_responses(400, 401, 402, 403, 404, 502, 503),
+        **problem_responses(400, 401, 402, 403, 404, 429, 502, 503),
     },
     dependencies=[StrictQuery],
 )
@@ -218,7 +219,7 @@ async def get_embed_image(
         return _image(
             request, spec, etag, result.data, result.width, result.height, result.source, headers
         )
-    if await grants.session_grant(request.cookies, etag):
+    if await grants.session_grant(request.cookies, etag, client_ip(request)):
         return _free(
             request, spec, etag, await grants.free(spec, "session"), "private, max-age=300"
         )

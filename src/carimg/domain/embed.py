@@ -5,8 +5,11 @@
 3. the home-page examples: free;
 4. an API key in a header (the `key` query parameter only when the legacy setting is on): 1 credit;
 5. a signed-in session, or the playground cookie: free; a playground cookie previews at most
-   `playground_daily_limit` distinct variants a day (repeat loads of one variant count once).
+   `playground_daily_limit` distinct variants a day (repeat loads of one variant count once), and
+   the playground cookies of one client address `preview_address_daily_limit` together; one
+   address is given at most `playground_cookies_per_minute` new cookies.
 Anything else is 401 (or, while the deployment still serves open embeds, free with a warning).
+Every free grant's new renders come from the free grants' share of the daily render ceiling.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from carimg.domain.clock import Clock
 from carimg.domain.errors import Forbidden, NotFound, RateLimited, Unauthenticated
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.images import Renderer
+from carimg.domain.ratelimit import address_key, per_address
 from carimg.domain.renderbudget import RenderBudget
 from carimg.domain.signing import MAX_EMBED_LIFETIME, embed_signature, sign_value, unsign_value
 from carimg.store.counters import Counters
@@ -109,6 +113,22 @@ class EmbedGrants:
         }
         return sign_value(self._secret, PLAYGROUND_COOKIE, payload), PLAYGROUND_LIFETIME
 
+    async def issue_playground_cookie(self, current: str | None, ip: str) -> tuple[str, int]:
+        """`playground_cookie` for a visit from `ip`; a new cookie (no valid `current` one)
+        counts against the address's `playground_cookies_per_minute` (429 past it)."""
+        if self._cookie_id({PLAYGROUND_COOKIE: current or ""}, PLAYGROUND_COOKIE) is None:
+            limit = self._settings.playground_cookies_per_minute
+            wait = await per_address(self._counters, self._clock, "pg-mint", address_key(ip), limit)
+            if wait is not None:
+                raise RateLimited(
+                    f"Too many new playground sessions from this address ({limit} a minute); "
+                    f"try again in {wait} seconds.",
+                    retry_after=wait,
+                    code="playground_cookie_rate",
+                    limit=limit,
+                )
+        return self.playground_cookie(current)
+
     def _cookie_id(self, cookies: dict[str, str], name: str) -> str | None:
         """The id of a valid cookie (signed for `name`, not expired), else None."""
         token = cookies.get(name)
@@ -120,15 +140,15 @@ class EmbedGrants:
         # a cookie signed without an id is told apart by its signature
         return str(payload.get("id") or token.rpartition(".")[2][:24])
 
-    async def session_grant(self, cookies: dict[str, str], variant: str) -> bool:
+    async def session_grant(self, cookies: dict[str, str], variant: str, ip: str) -> bool:
         """A signed-in session, or a playground cookie within its daily previews of new
-        variants (429 past it)."""
+        variants and its address's (429 past either)."""
         if await self._signed_in(cookies):
             return True
         playground = self._cookie_id(cookies, PLAYGROUND_COOKIE)
         if playground is None:
             return False
-        await self._count_preview(playground, variant)
+        await self._count_preview(playground, address_key(ip), variant)
         return True
 
     async def _signed_in(self, cookies: dict[str, str]) -> bool:
@@ -141,25 +161,39 @@ class EmbedGrants:
             return True
         return await self._live_session(str(payload.get("sid", "")))
 
-    async def _count_preview(self, cookie_id: str, variant: str) -> None:
+    async def _count_preview(self, cookie_id: str, address: str, variant: str) -> None:
+        """Count a variant new to this cookie today against the cookie's and the address's daily
+        previews (each counts a variant once); 429, counting nothing, past either."""
         now = math.floor(self._clock.time())
         day, left = now // _DAY, _DAY - now % _DAY
-        seen_key, total_key = f"pg:{cookie_id}:{day}:{variant}", f"pg:{cookie_id}:{day}"
-        if await self._counters.incr(seen_key, 1, left) > 1:
+        cookie_total, address_total = f"pg:{cookie_id}:{day}", f"pga:{address}:{day}"
+        settings = self._settings
+        by_cookie = await self._take(cookie_total, variant, settings.playground_daily_limit, left)
+        if by_cookie is False:
             return  # this cookie already previewed this variant today
-        limit = self._settings.playground_daily_limit
-        if await self._counters.incr(total_key, 1, left) > limit:
-            await self._counters.incr(total_key, -1, left)
-            await self._counters.incr(seen_key, -1, left)
-            reset_at = datetime.fromtimestamp((day + 1) * _DAY, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-            raise RateLimited(
-                f"This playground session previewed its {limit} new images for today; previews "
-                f"resume at {reset_at}. Sign in, or use an API key, for more.",
-                retry_after=left,
-                code="playground_daily_limit",
-                limit=limit,
-                reset_at=reset_at,
+        if by_cookie is None:
+            raise _preview_limit(
+                "This playground session", settings.playground_daily_limit, day, left
             )
+        limit = settings.preview_address_daily_limit
+        if await self._take(address_total, variant, limit, left) is None:
+            await self._give_back(cookie_total, variant, left)
+            raise _preview_limit("This address", limit, day, left, scope="address")
+
+    async def _take(self, total_key: str, variant: str, limit: int, left: int) -> bool | None:
+        """Count `variant` once under `total_key` for the day: False when it was counted
+        already, True when counted now, None when that would pass `limit` (nothing counted)."""
+        seen_key = f"{total_key}:{variant}"
+        if await self._counters.incr(seen_key, 1, left) > 1:
+            return False
+        if await self._counters.incr(total_key, 1, left) > limit:
+            await self._give_back(total_key, variant, left)
+            return None
+        return True
+
+    async def _give_back(self, total_key: str, variant: str, left: int) -> None:
+        await self._counters.incr(total_key, -1, left)
+        await self._counters.incr(f"{total_key}:{variant}", -1, left)
 
     async def cached_only(self, spec: ImageSpec) -> FreeImage:
         """mode=cached: serve what is already rendered, never render."""
@@ -170,11 +204,25 @@ class EmbedGrants:
         return await self.free(spec, "cached")
 
     async def free(self, spec: ImageSpec, grant: Grant, max_age: int | None = None) -> FreeImage:
-        """Serve a free grant; a new render counts against the deployment's daily ceiling."""
+        """Serve a free grant; a new render counts against the free grants' share of the
+        deployment's daily ceiling."""
         if await self._renderer.is_cold(spec):
-            await self._budget.reserve_deployment()
+            await self._budget.reserve_free()
         image = await self._renderer.image(spec)
         return FreeImage(image.data, image.width, image.height, image.source, grant, max_age)
+
+
+def _preview_limit(who: str, limit: int, day: int, left: int, scope: str = "cookie") -> RateLimited:
+    reset_at = datetime.fromtimestamp((day + 1) * _DAY, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return RateLimited(
+        f"{who} previewed its {limit} new images for today; previews resume at {reset_at}. "
+        "Sign in, or use an API key, for more.",
+        retry_after=left,
+        code="playground_daily_limit",
+        limit=limit,
+        reset_at=reset_at,
+        scope=scope,
+    )
 
 
 def _equal(left: str, right: str) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ipaddress
 import math
 from dataclasses import dataclass
 
@@ -86,3 +87,17 @@ async def per_address(
     if count <= limit:
         return None
     return max(1, math.ceil((window + 1) * RATE_WINDOW_SECONDS - now))
+
+
+def address_key(ip: str) -> str:
+    """What a per-address bound counts: an IPv4 address, or an IPv6 address's /64 network (one
+    subscriber usually holds a whole /64); anything else as it is."""
+    try:
+        address = ipaddress.ip_address(ip)
+    except ValueError:
+        return ip
+    if isinstance(address, ipaddress.IPv6Address):
+        if address.ipv4_mapped is not None:
+            return str(address.ipv4_mapped)
+        return str(ipaddress.IPv6Network((address, 64), strict=False))
+    return str(address)

@@ -1,10 +1,12 @@
-"""Daily cold-render budgets: each plan's share of the deployment ceiling, reset at midnight UTC."""
+"""Daily cold-render budgets, reset at midnight UTC: each plan's share of the deployment ceiling,
+and the free grants' share (playground, sessions, examples, partner links: every render nobody
+pays for), so that free traffic can never spend the renders paying accounts are entitled to."""
 
 from __future__ import annotations
 
 import math
 from datetime import UTC, datetime, timedelta
-from typing import Final
+from typing import Any, Final
 
 from carimg.domain.clock import Clock
 from carimg.domain.errors import RateLimited, RenderFailed
@@ -23,10 +25,13 @@ _TTL = 2 * 86400
 class RenderBudget:
     """Reserves one cold render against the account's share and the deployment's ceiling."""
 
-    def __init__(self, counters: Counters, clock: Clock, daily_ceiling: int) -> None:
+    def __init__(
+        self, counters: Counters, clock: Clock, daily_ceiling: int, free_share: float = 0.10
+    ) -> None:
         self._counters = counters
         self._clock = clock
         self._ceiling = daily_ceiling
+        self.free_renders = math.floor(daily_ceiling * free_share)
 
     def share_of(self, plan: str) -> int:
         return max(1, math.floor(self._ceiling * PLAN_SHARES.get(plan, PLAN_SHARES["free"])))
@@ -40,22 +45,35 @@ class RenderBudget:
             max(1, math.ceil((midnight - now).total_seconds())),
         )
 
-    async def reserve_deployment(self) -> None:
-        """Count one cold render of a free grant against the deployment's ceiling (502 there)."""
+    async def reserve_free(self) -> None:
+        """Count one cold render of a free grant against the free grants' share of the ceiling,
+        and the ceiling itself (502 at either)."""
         day, midnight, seconds = self._reset()
-        total_key = f"rb:total:{day}"
+        free_key, total_key = f"rb:free:{day}", f"rb:total:{day}"
+        if await self._counters.incr(free_key, 1, _TTL) > self.free_renders:
+            await self._counters.incr(free_key, -1, _TTL)
+            raise self._at_capacity(midnight, seconds, free_share=self.free_renders)
         if await self._counters.incr(total_key, 1, _TTL) > self._ceiling:
             await self._counters.incr(total_key, -1, _TTL)
+            await self._counters.incr(free_key, -1, _TTL)
             raise self._at_capacity(midnight, seconds)
 
-    def _at_capacity(self, midnight: datetime, seconds: int) -> RenderFailed:
+    def _at_capacity(
+        self, midnight: datetime, seconds: int, free_share: int | None = None
+    ) -> RenderFailed:
         reset_at = midnight.isoformat().replace("+00:00", "Z")
+        reached = (
+            "The deployment reached its daily ceiling of new renders"
+            if free_share is None
+            else f"Free images reached their share of today's new renders ({free_share})"
+        )
+        extensions: dict[str, Any] = {} if free_share is None else {"free_share": free_share}
         return RenderFailed(
-            "The deployment reached its daily ceiling of new renders; cached images keep "
-            f"serving. New renders resume at {reset_at}.",
+            f"{reached}; cached images keep serving. New renders resume at {reset_at}.",
             code="generation_at_capacity",
             retry_after_seconds=seconds,
             reset_at=reset_at,
+            **extensions,
         )
 
     async def reserve(self, account: Account) -> None:

@@ -1,17 +1,23 @@
 """The playground: pick a vehicle and options, see a free preview, copy the API call.
 
 Previews load from the embed endpoint under the playground cookie grant, which this page sets;
-each cookie previews `playground_daily_limit` new variants a day. The embed endpoint reads no
-framing parameters (fit, background, trim, padding), so those shape the copied API calls only.
+each cookie previews `playground_daily_limit` new variants a day, and one address is given
+`playground_cookies_per_minute` new cookies (then the page is a 429 without one). The embed
+endpoint reads no framing parameters (fit, background, trim, padding), so those shape the copied
+API calls only.
 """
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from starlette.responses import Response
 
+from carimg.api.per_address import client_ip
 from carimg.catalog import Vehicle
 from carimg.domain.embed import PLAYGROUND_COOKIE
+from carimg.domain.errors import RateLimited
 from carimg.domain.imagerequest import BACKGROUNDS, FITS
 from carimg.domain.signing import EMBED_PATH
 from carimg.domain.views import COLORS, FORMATS, SIZE_PRESETS, VIEWS
@@ -42,20 +48,31 @@ def starting_vehicle(services: Services, request: Request) -> Vehicle | None:
 async def playground_page(request: Request) -> Response:
     services: Services = request.app.state.services
     vehicle = starting_vehicle(services, request)
-    response = await render_page(
-        request,
-        "playground.html",
-        vehicle=vehicle,
-        views=VIEWS,
-        colors=COLORS,
-        sizes=SIZE_PRESETS,
-        formats=FORMATS,
-        fits=FITS,
-        backgrounds=[name for name in BACKGROUNDS if name != "transparent"],
-        embed_path=EMBED_PATH,
-        daily_limit=services.settings.playground_daily_limit,
-    )
-    cookie, lifetime = services.embed.playground_cookie(request.cookies.get(PLAYGROUND_COOKIE))
+    context: dict[str, Any] = {
+        "vehicle": vehicle,
+        "views": VIEWS,
+        "colors": COLORS,
+        "sizes": SIZE_PRESETS,
+        "formats": FORMATS,
+        "fits": FITS,
+        "backgrounds": [name for name in BACKGROUNDS if name != "transparent"],
+        "embed_path": EMBED_PATH,
+        "daily_limit": services.settings.playground_daily_limit,
+    }
+    try:
+        cookie, lifetime = await services.embed.issue_playground_cookie(
+            request.cookies.get(PLAYGROUND_COOKIE), client_ip(request)
+        )
+    except RateLimited as refused:  # the page, without a cookie: its previews cannot load
+        return await render_page(
+            request,
+            "playground.html",
+            refused.status,
+            headers=refused.headers,
+            notice=refused.detail,
+            **context,
+        )
+    response = await render_page(request, "playground.html", **context)
     response.set_cookie(
         PLAYGROUND_COOKIE,
         cookie,

@@ -1,88 +1,25 @@
-"""Four-wheeled (and bus/truck) geometry: a lofted body shell, wheels, mirrors and style extras.
+"""Four-wheeled (and bus/truck) geometry: a lofted body shell, wheels, mirrors and signature parts.
 
-Shapes start from a per-body-style template in metres; the model seed moves proportions (wheelbase,
-overhangs, roof and belt lines, ride height, wheel size), the make seed picks the family's grille
-and
-light language, and the model year moves the era look (1990s boxier and upright, 2020s rounder,
-raked,
-higher belt, bigger wheels).
+The shell is built from a `BodyPlan` (`_plan.py`): the real length, width, height, wheelbase, track,
+ride height and tyre size of the vehicle's generation, and a side silhouette through named hard
+points (bonnet leading edge, cowl, windscreen top, roof end, deck or tailgate, tail). Signature
+features (spare wheel, flares, wing, steps, scoop, rails) are separate closed parts; lamps, grille,
+windows and seams are drawn by the shader from the decal vector laid out in `_materials`.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 
 from carimg.render import _materials as m
-from carimg.render._appearance import Appearance, stable_seed
-from carimg.render._mesh import F64, MeshBuilder, revolve_y, rounded_box, smooth1d
+from carimg.render._appearance import Appearance
+from carimg.render._mesh import F64, MeshBuilder, revolve_y, rounded_box, smooth1d, tube
 from carimg.render._model import PROFILE_SAMPLES, VehicleModel
-
-
-@dataclass(frozen=True, slots=True)
-class CarSpec:
-    """Side-profile template. a/rf/rr/c are fractions of the length measured from the nose."""
-
-    length: float
-    width: float
-    height: float
-    clearance: float
-    wheel_r: float
-    front_oh: float
-    rear_oh: float
-    nose_z: float
-    hood_z: float
-    a: float
-    rf: float
-    rr: float
-    c: float
-    deck_z: float
-    tail_z: float
-    belt: float
-    rear: str  # notch | fast | hatch | box | pickup | open
-    doors: int  # 2, 4, or 5 for sliding doors
-    tumble: float
-    windows: str = "all"  # all | front | bus
-    cladding: bool = False
-    truck_box: bool = False
-
-
-TEMPLATES: dict[str, CarSpec] = {
-    "sedan": CarSpec(4.85, 1.86, 1.45, 0.14, 0.34, 0.92, 1.0, 0.74, 0.93,
-                     0.325, 0.47, 0.675, 0.83, 0.96, 0.95, 0.95, "notch", 4, 0.2),
-    "hatchback": CarSpec(4.25, 1.79, 1.48, 0.14, 0.32, 0.84, 0.72, 0.74, 0.94,
-                         0.30, 0.45, 0.80, 0.965, 1.0, 0.98, 0.95, "hatch", 4, 0.18),
-    "wagon": CarSpec(4.9, 1.85, 1.50, 0.14, 0.335, 0.93, 1.02, 0.76, 0.96,
-                     0.29, 0.43, 0.93, 0.985, 1.04, 1.0, 0.97, "hatch", 4, 0.17),
-    "coupe": CarSpec(4.65, 1.86, 1.36, 0.13, 0.35, 0.94, 0.98, 0.70, 0.88,
-                     0.36, 0.51, 0.64, 0.85, 0.93, 0.92, 0.90, "notch", 2, 0.22),
-    "convertible": CarSpec(4.55, 1.85, 1.30, 0.13, 0.34, 0.95, 0.98, 0.72, 0.90,
-                           0.34, 0.44, 0.44, 0.80, 0.93, 0.94, 0.90, "open", 2, 0.2),
-    "fastback": CarSpec(4.75, 1.88, 1.39, 0.13, 0.345, 0.96, 1.05, 0.74, 0.92,
-                        0.33, 0.47, 0.57, 0.93, 0.98, 0.96, 0.93, "fast", 4, 0.22),
-    "suv": CarSpec(4.85, 1.96, 1.80, 0.21, 0.39, 0.92, 0.98, 1.0, 1.13,
-                   0.27, 0.40, 0.94, 0.985, 1.25, 1.2, 1.14, "box", 4, 0.13, cladding=True),
-    "crossover": CarSpec(4.55, 1.87, 1.64, 0.19, 0.365, 0.90, 0.90, 0.90, 1.04,
-                         0.285, 0.425, 0.83, 0.965, 1.12, 1.08, 1.05, "hatch", 4, 0.17,
-                         cladding=True),
-    "pickup": CarSpec(5.6, 1.99, 1.88, 0.24, 0.40, 0.97, 1.25, 1.12, 1.2,
-                      0.235, 0.33, 0.50, 0.545, 1.25, 1.25, 1.2, "pickup", 4, 0.12,
-                      cladding=True),
-    "van": CarSpec(5.4, 2.02, 2.45, 0.18, 0.36, 0.90, 1.06, 0.95, 1.12,
-                   0.14, 0.255, 0.985, 0.99, 2.3, 2.3, 1.18, "box", 5, 0.06, windows="front"),
-    "minivan": CarSpec(5.1, 1.99, 1.77, 0.15, 0.36, 0.93, 1.05, 0.86, 1.0,
-                       0.22, 0.365, 0.95, 0.99, 1.1, 1.05, 1.0, "box", 5, 0.14),
-    "kei": CarSpec(3.39, 1.475, 1.72, 0.15, 0.285, 0.52, 0.45, 0.78, 0.9,
-                   0.19, 0.34, 0.95, 0.99, 1.1, 1.05, 0.93, "box", 4, 0.08),
-    "bus": CarSpec(12.0, 2.55, 3.15, 0.30, 0.50, 2.65, 3.3, 0.95, 1.0,
-                   0.005, 0.03, 0.99, 0.995, 2.9, 2.9, 1.15, "box", 2, 0.03, windows="bus"),
-    "truck": CarSpec(7.4, 2.35, 2.75, 0.25, 0.50, 1.3, 2.0, 1.25, 1.35,
-                     0.06, 0.14, 0.27, 0.30, 1.5, 1.5, 1.45, "box", 2, 0.05, truck_box=True),
-    "other": CarSpec(4.5, 1.85, 1.62, 0.18, 0.36, 0.90, 0.90, 0.88, 1.02,
-                     0.29, 0.43, 0.82, 0.965, 1.1, 1.06, 1.03, "hatch", 4, 0.17),
-}  # fmt: skip
+from carimg.render._plan import BodyPlan, plan_for, screen_run
 
 
 def era(year: int) -> float:
@@ -90,112 +27,175 @@ def era(year: int) -> float:
     return float(np.clip((year - 1980) / 45.0, 0.0, 1.0))
 
 
-def _vary(spec: CarSpec, rng: np.random.Generator, e: float) -> CarSpec:
-    def j(scale: float) -> float:
-        return float(rng.uniform(-scale, scale))
-
-    big = spec.length > 6.0
-    length = spec.length * (1 + j(0.05))
-    height = spec.height * (1 + j(0.03))
-    wheel_r = spec.wheel_r * (1 + j(0.04)) + (0.0 if big else 0.025 * (e - 0.5))
-    rake = (e - 0.6) * 0.05 if not big else 0.0
-    return replace(
-        spec,
-        length=length,
-        width=spec.width * (1 + j(0.025)),
-        height=height,
-        clearance=spec.clearance * (1 + j(0.12)),
-        wheel_r=wheel_r,
-        front_oh=spec.front_oh * (1 + j(0.08)) * length / spec.length,
-        rear_oh=spec.rear_oh * (1 + j(0.08)) * length / spec.length,
-        nose_z=spec.nose_z * (1 + j(0.03)),
-        hood_z=spec.hood_z * (1 + j(0.03)) + 0.02 * (e - 0.5),
-        a=spec.a + j(0.012) - (rake * 0.4 if spec.rear != "box" else 0.0),
-        rf=spec.rf + j(0.012) + rake,
-        rr=spec.rr + j(0.015),
-        c=spec.c + j(0.01),
-        belt=spec.belt * (1 + j(0.025)) + (0.04 * (e - 0.5) if not big else 0.0),
-        tumble=spec.tumble * (0.75 + 0.5 * e),
-    )
+SPARE_GAP = 0.03  # tailgate to spare tyre (m)
+ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
 
 
-def _top_profile(sp: CarSpec, s: F64, e: float) -> F64:
-    length, height = sp.length, sp.height
-    drop = 0.02 + 0.03 * e
-    pts: list[tuple[float, float]] = [
-        (0.0, sp.nose_z - 0.12),
-        (0.12, sp.nose_z),
-        (sp.a * length, sp.hood_z),
-    ]
-    if sp.rear == "open":
-        pts += [
-            (sp.a * length + 0.06, sp.belt + 0.01),
-            (sp.c * length, sp.deck_z),
-            (length - 0.12, sp.tail_z),
-            (length, sp.tail_z - 0.1),
-        ]
-    elif sp.rear == "pickup":
-        pts += [
-            (sp.rf * length, height),
-            (sp.rr * length, height - 0.02),
-            (sp.c * length - 0.04, height - 0.06),
-            (sp.c * length, sp.deck_z),
-            (length, sp.deck_z),
-        ]
-    elif sp.truck_box:
-        frame = sp.clearance + 0.72
-        pts += [
-            (sp.rf * length, height),
-            (sp.rr * length, height - 0.02),
-            (sp.c * length, height - 0.05),
-            (sp.c * length + 0.06, frame),
-            (length, frame),
-        ]
-    else:
-        pts += [(sp.rf * length, height), (sp.rr * length, height - drop)]
-        if sp.rear in ("notch", "fast"):
-            pts += [
-                (sp.c * length, sp.deck_z),
-                (length - 0.12, sp.tail_z),
-                (length, sp.tail_z - 0.1),
+def _roundness(plan: BodyPlan) -> float:
+    """0 for a slab-sided box, 1 for a round body (Beetle, Mini, smart)."""
+    if plan.has("round_body"):
+        return 1.0
+    if plan.screen_rake >= 50 or plan.style in ("bus", "truck"):
+        return 0.0  # an upright screen goes with slab sides and tight edges (G, Defender, vans)
+    if plan.roof == "box" and plan.style in ("suv", "van", "kei") and plan.era < 0.5:
+        return 0.15
+    return 0.3 + 0.4 * plan.era
+
+
+class _Silhouette:
+    """The side silhouette's hard points along s (nose = 0) and the profile through them."""
+
+    def __init__(self, plan: BodyPlan) -> None:
+        self.plan = plan
+        L, H = plan.length, plan.height
+        self.roof_z = H - (ROOF_CROWN if plan.rear != "open" else 0.0)
+        self.cowl_s = float(np.clip(plan.cowl_s, 0.25, L * 0.7))
+        self.cowl_z = max(plan.belt_z + 0.01, plan.nose_z + 0.02)
+        if plan.rear in ("box",) or plan.style in ("bus", "truck"):
+            self.cowl_z = min(self.cowl_z, plan.belt_z)
+        self.rf_s = self.cowl_s + screen_run(plan, self.roof_z - self.cowl_z)
+        self.rf_s = min(self.rf_s, L - 0.6)
+        self.rr_s = float(np.clip(plan.roof_end_s, self.rf_s + 0.25, L - 0.03))
+        run = (self.roof_z - plan.deck_z) / math.tan(math.radians(max(plan.backlight_rake, 8.0)))
+        if plan.rear == "hatch":
+            run = (self.roof_z - plan.belt_z) / math.tan(math.radians(plan.backlight_rake))
+        self.deck_s = float(np.clip(self.rr_s + run, self.rr_s + 0.05, L - 0.02))
+        if plan.roof == "bubble":
+            # where the arch's windscreen and rear glass give way to the roof
+            peak = self.cowl_s + 0.42 * (L - self.cowl_s)
+            self.rf_s = peak - 0.3 * (peak - self.cowl_s)
+            self.rr_s = peak + 0.35 * (L - peak)
+            self.deck_s = L - 0.02
+        if plan.rear in ("notch", "fast"):
+            self.deck_s = min(self.deck_s, L - 0.2)
+            self.rr_s = min(self.rr_s, self.deck_s - 0.15)
+
+    def points(self) -> list[tuple[float, float]]:
+        p = self.plan
+        L = p.length
+        rnd = _roundness(p)
+        nose_drop = 0.05 + 0.09 * rnd
+        pts = [(0.0, p.nose_z - nose_drop), (0.07 + 0.12 * rnd, p.nose_z)]
+        if p.rear == "open":
+            return [
+                *pts,
+                (self.cowl_s, self.cowl_z),
+                (self.cowl_s + 0.06, p.belt_z + 0.01),
+                (self.deck_s, p.deck_z),
+                (L - 0.1, p.deck_z - 0.01),
+                (L, p.deck_z - 0.1),
             ]
-        elif sp.rear == "hatch":
-            pts += [(sp.c * length, sp.deck_z), (length, sp.deck_z - 0.1)]
-        else:
-            pts += [(length, height - drop - 0.08)]
-    px = np.array([p[0] for p in pts])
-    pz = np.array([p[1] for p in pts])
-    fine = np.linspace(0.0, length, 1200)
-    z = np.interp(fine, px, pz)
-    step = float(fine[1] - fine[0])
-    sigma = (0.035 + 0.09 * e) if sp.rear not in ("pickup",) and not sp.truck_box else 0.025
-    if sp.length > 9:
-        sigma = 0.12
-    return np.interp(s, fine, smooth1d(z, sigma / step))
+        pts += [(self.cowl_s, self.cowl_z), (self.rf_s, self.roof_z)]
+        drop = 0.01 + 0.03 * p.era if p.rear not in ("box", "pickup", "truck") else 0.0
+        if p.rear == "pickup":
+            return [
+                *pts,
+                (self.rr_s, self.roof_z - 0.02),
+                (self.rr_s + 0.03, self.roof_z - 0.06),
+                (self.rr_s + 0.06, p.deck_z),
+                (L, p.deck_z),
+            ]
+        if p.rear == "truck":
+            frame = p.clearance + 0.72
+            return [
+                *pts,
+                (self.rr_s, self.roof_z - 0.02),
+                (self.rr_s + 0.03, self.roof_z - 0.05),
+                (self.rr_s + 0.09, frame),
+                (L, frame),
+            ]
+        if p.roof == "bubble":
+            return [*pts[:-1], *self._arch()]
+        mid = (self.rf_s + self.rr_s) / 2
+        pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
+        if p.rear in ("notch", "fast"):
+            return [*pts, (self.deck_s, p.deck_z), (L - 0.1, p.deck_z - 0.02), (L, p.deck_z - 0.12)]
+        if p.rear == "hatch":
+            tail_z = p.belt_z - 0.04 if p.roof != "wagon" else p.belt_z
+            return [*pts, (self.deck_s, p.belt_z + 0.03), (L, tail_z)]
+        return [*pts, (L, self.roof_z - drop - 0.05)]
+
+    def _arch(self) -> list[tuple[float, float]]:
+        """A bubble roof: two quarter ellipses from the cowl up to a peak and down to the tail."""
+        p = self.plan
+        tail_z = p.belt_z - 0.02
+        peak = self.cowl_s + 0.42 * (p.length - self.cowl_s)
+        pts = []
+        for t in np.linspace(0.0, 1.0, 12):
+            angle = math.pi / 2 * t
+            pts.append(
+                (peak - (peak - self.cowl_s) * math.cos(angle),
+                 self.cowl_z + (self.roof_z - self.cowl_z) * math.sin(angle))
+            )  # fmt: skip
+        for t in np.linspace(0.0, 1.0, 12)[1:]:
+            angle = math.pi / 2 * t
+            pts.append(
+                (peak + (p.length - peak) * math.sin(angle),
+                 tail_z + (self.roof_z - tail_z) * math.cos(angle))
+            )  # fmt: skip
+        return pts
+
+    def top(self, s: F64) -> F64:
+        pts = self.points()
+        px = np.array([q[0] for q in pts])
+        pz = np.array([q[1] for q in pts])
+        L = self.plan.length
+        fine = np.linspace(0.0, L, 1400)
+        z = np.interp(fine, px, pz)
+        step = float(fine[1] - fine[0])
+        rnd = _roundness(self.plan)
+        sigma = 0.03 + 0.07 * rnd
+        if self.plan.rear in ("pickup", "truck"):
+            sigma = 0.025
+        if L > 9:
+            sigma = 0.12
+        smooth = smooth1d(z, sigma / step)
+        # smoothing shaves the roof: lift the roof span back to the real height
+        roof = (fine > self.rf_s) & (fine < self.rr_s + 0.05)
+        if roof.any() and self.plan.rear != "open":
+            lift = self.roof_z - float(smooth[roof].max())
+            weight = np.clip(smooth - self.plan.belt_z, 0.0, None)
+            weight /= max(float(weight.max()), 1e-6)
+            smooth = smooth + lift * weight
+        return np.asarray(np.interp(s, fine, smooth), dtype=np.float64)
 
 
-def _stations(sp: CarSpec, wheels: list[float], arch_r: float) -> F64:
-    n = int(np.clip(sp.length / 0.03, 140, 300))
-    base = np.linspace(0.0, sp.length, n)
+def _stations(
+    plan: BodyPlan, s0: float, s1: float, wheels: list[float], arch_r: float, cab_s: float
+) -> F64:
+    L = plan.length
+    n = int(np.clip(L / 0.03, 140, 300))
+    base = np.linspace(s0, s1, n)
     extra: list[F64] = []
     for sw in wheels:
         extra.append(sw + arch_r * np.sin(np.linspace(-np.pi / 2, np.pi / 2, 25)))
         extra.append(np.array([sw - arch_r - 0.004, sw + arch_r + 0.004]))
-    if sp.rear == "pickup" or sp.truck_box:
+    if plan.rear in ("pickup", "truck"):
         # the cab's back wall drops ~0.7 m over a few cm: without dense stations it is spanned by
         # one or two rings and shades as horizontal stripes
-        extra.append(np.linspace(sp.c * sp.length - 0.12, sp.c * sp.length + 0.1, 40))
+        extra.append(np.linspace(cab_s - 0.1, cab_s + 0.16, 40))
     s = np.unique(np.concatenate([base, *extra]))
-    return s[(s >= 0.0) & (s <= sp.length)]
+    return s[(s >= s0) & (s <= s1)]
 
 
 def _half_section(
-    zb: F64, zt: F64, w: F64, belt: F64, roof_z: float, tumble: float, e: float, open_top: F64
+    zb: F64,
+    zt: F64,
+    w: F64,
+    belt: F64,
+    roof_z: float,
+    tumble: float,
+    rnd: float,
+    open_top: F64,
+    valley: F64,
 ) -> F64:
-    """Half cross-sections (y >= 0) for every station: (S, P, 2) of (y, z), bottom to top centre."""
+    """Half cross-sections (y >= 0) for every station: (S, P, 2) of (y, z), bottom to top centre.
+
+    `valley` lowers the top's centre below its edges (a bonnet between raised front wings).
+    """
     S = len(zb)
-    rb = np.minimum(0.06, (zt - zb) * 0.3)
-    rt_base = 0.05 + 0.09 * e
+    rb = np.minimum(0.02 + 0.04 * rnd, (zt - zb) * 0.3)
+    rt_base = 0.015 + 0.125 * rnd
     rt = np.minimum(rt_base, (zt - zb) * 0.4)
     belt_eff = np.clip(belt, zb + rb + 0.01, np.maximum(zt - rt, zb + rb + 0.01))
     gh = np.clip((zt - rt - belt_eff) / max(roof_z - float(np.median(belt)), 0.2), 0.0, 1.2)
@@ -221,10 +221,10 @@ def _half_section(
         add(y0 + (wtop - y0) * t + 0.008 * np.sin(np.pi * t), belt_eff + (zt - rt - belt_eff) * t)
     for a in np.linspace(0, np.pi / 2, 7, endpoint=False):
         add(wtop - rt + rt * np.cos(a), zt - rt + rt * np.sin(a))
-    crown = 0.02 + 0.015 * e
+    crown = ROOF_CROWN
     for t in np.linspace(0, 1, 6):
         y = (wtop - rt) * (1 - t)
-        add(y, zt + crown * (1 - (1 - t) ** 2) * (1.0 - 0.0 * open_top))
+        add(y, zt + crown * (1 - (1 - t) ** 2) * (1.0 - open_top) - valley * t**1.5)
     out = np.zeros((S, len(cols), 2))
     for k, (y, z) in enumerate(cols):
         out[:, k, 0] = y
@@ -310,28 +310,41 @@ def add_wheel(
 
 def build_car(app: Appearance) -> VehicleModel:
     """The mesh and decal parameters for a car-like body style."""
-    style = app.body_style
-    e = era(app.year)
-    rng = np.random.default_rng(stable_seed("model", app.make, app.model, app.variation))
-    mk = np.random.default_rng(stable_seed("make", app.make))
-    sp = _vary(TEMPLATES[style], rng, e)
-    L, W = sp.length, sp.width
-    R = sp.wheel_r
-    s_front_wheel = sp.front_oh
-    s_rear_wheel = L - sp.rear_oh
-    wheels = [s_front_wheel, s_rear_wheel]
-    if style == "truck":
-        wheels = [s_front_wheel, s_rear_wheel]
-    arch_r = R + 0.028 + 0.012 * (1 - e)
-    s = _stations(sp, wheels, arch_r)
+    plan = plan_for(app)
+    return build_from_plan(plan)
 
-    zt = _top_profile(sp, s, e)
-    # bottom: clearance, lifted at the overhang ends, arches over the wheels
+
+def _arch_gap(plan: BodyPlan) -> float:
+    if plan.style in ("suv", "pickup") or plan.has("flared_fenders"):
+        return 0.06 if plan.clearance < 0.22 else 0.085
+    if plan.style in ("bus", "truck"):
+        return 0.06
+    return 0.035 if plan.clearance < 0.13 else 0.045
+
+
+def build_from_plan(plan: BodyPlan) -> VehicleModel:
+    """The model of a body plan: shell, wheels, mirrors, signature parts and decal parameters."""
+    if plan.has("spare_wheel"):
+        # the published length includes the spare wheel hung on the tailgate
+        plan = replace(plan, length=plan.length - plan.tyre_w - SPARE_GAP)
+    L, W = plan.length, plan.width
+    R = plan.wheel_r
+    rnd = _roundness(plan)
+    sil = _Silhouette(plan)
+    s_fw, s_rw = plan.front_oh, plan.front_oh + plan.wheelbase
+    wheels = [s_fw, s_rw]
+    arch_r = R + _arch_gap(plan)
+    r_end_f = 0.05 + 0.12 * rnd if L < 6 else 0.12
+    r_end_r = 0.04 + 0.09 * rnd if L < 6 else 0.08
+    s = _stations(plan, r_end_f, L - r_end_r, wheels, arch_r, sil.rr_s)
+    zt = sil.top(s)
+    # bottom: ride height, lifted at the overhang ends, arches over the wheels
+    sill = plan.clearance + 0.025
     lift = np.maximum(
-        0.12 * np.clip(1 - s / (0.7 * sp.front_oh), 0, 1) ** 2,
-        0.14 * np.clip(1 - (L - s) / (0.6 * sp.rear_oh), 0, 1) ** 2,
+        0.12 * np.clip(1 - s / (0.7 * plan.front_oh), 0, 1) ** 2,
+        0.14 * np.clip(1 - (L - s) / (0.6 * max(plan.rear_oh, 0.2)), 0, 1) ** 2,
     )
-    zb = sp.clearance + lift
+    zb = sill + lift
     for sw in wheels:
         ds = s - sw
         inside = np.abs(ds) <= arch_r
@@ -339,20 +352,22 @@ def build_car(app: Appearance) -> VehicleModel:
         zb = np.where(inside, np.maximum(zb, arch), zb)
     zb = np.minimum(zb, zt - 0.08)
     # plan view: rounded corners front and back
-    pr_f, pr_r = 0.55 + 0.25 * e, 0.45 + 0.2 * e
-    taper_f = (0.07 + 0.08 * e) * np.clip(1 - s / pr_f, 0, 1) ** 2
-    taper_r = (0.05 + 0.05 * e) * np.clip(1 - (L - s) / pr_r, 0, 1) ** 2
+    pr_f, pr_r = 0.35 + 0.45 * rnd, 0.3 + 0.35 * rnd
+    taper_f = (0.04 + 0.12 * rnd) * np.clip(1 - s / pr_f, 0, 1) ** 2
+    taper_r = (0.03 + 0.08 * rnd) * np.clip(1 - (L - s) / pr_r, 0, 1) ** 2
     if L > 6:
         taper_f *= 0.3
         taper_r *= 0.3
     w = W / 2 * (1 - taper_f - taper_r)
-    belt_line = sp.belt + 0.035 * (s / L) * (0.5 + e)  # rising wedge towards the tail
-    if style in ("van", "bus", "truck", "kei"):
-        belt_line = np.full_like(s, sp.belt)
-    open_top = np.zeros_like(s)
-    half = _half_section(zb, zt, w, belt_line, sp.height, sp.tumble, e, open_top)
-    r_end_f = 0.06 + 0.1 * e if L < 6 else 0.12
-    r_end_r = 0.05 + 0.07 * e if L < 6 else 0.08
+    wedge = 0.0 if plan.style in ("van", "bus", "truck", "kei") or plan.rear == "box" else 0.03
+    belt_line = plan.belt_z + wedge * (s / L - 0.3) * (0.5 + plan.era)
+    tumble = _tumblehome(plan)
+    open_top = np.full_like(s, 1.0 if plan.rear == "open" else 0.0)
+    valley = np.zeros_like(s)
+    if plan.has("fender_peaks"):
+        # the bonnet sinks between the wings, most at the nose, back to flush at the cowl
+        valley = 0.07 * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
+    half = _half_section(zb, zt, w, belt_line, sil.roof_z, tumble, rnd, open_top, valley)
     body = _loft(s, half, L, r_end_f, r_end_r)
     b = MeshBuilder()
     b.add_grid(body, m.BODY, wrap_v=True)
@@ -360,63 +375,19 @@ def build_car(app: Appearance) -> VehicleModel:
     def x_of(s_: float) -> float:
         return L / 2 - s_
 
-    x_fw, x_rw = x_of(s_front_wheel), x_of(s_rear_wheel)
-    tire_w = 0.2 + 0.05 * (W - 1.5) + 0.03 * e
-    if L > 6:
-        tire_w = 0.3
-    y_w = float(np.interp(s_front_wheel, s, w)) * 0.985 - tire_w / 2 - 0.004
-    rim_ratio = 0.6 + 0.12 * e + float(rng.uniform(-0.03, 0.03))
-    if L > 6:
-        rim_ratio = 0.58
-    add_wheel(b, x_fw, y_w, R, tire_w, rim_ratio)
-    add_wheel(b, x_rw, y_w, R, tire_w, rim_ratio, dual=style == "truck")
+    x_fw, x_rw = x_of(s_fw), x_of(s_rw)
+    tyre_w = plan.tyre_w
+    w_axle = float(np.interp(s_fw, s, w))
+    flare = 0.05 if plan.has("flared_fenders") or plan.has("separate_fenders") else 0.0
+    y_w = min(plan.track / 2, w_axle * 0.99 + flare - tyre_w / 2 - 0.004)
+    add_wheel(b, x_fw, y_w, R, tyre_w, plan.rim_ratio)
+    add_wheel(b, x_rw, y_w, R, tyre_w, plan.rim_ratio, dual=plan.style == "truck")
+    _add_mirrors(b, plan, sil, s, w, belt_line, x_of)
+    _add_features(b, plan, sil, s, w, zt, belt_line, x_of, arch_r, (x_fw, x_rw), y_w)
+    if plan.rear == "open":
+        _add_open_cabin(b, plan, sil, s, belt_line, w, x_of)
 
-    # mirrors
-    s_a = sp.a * L
-    w_mirror = float(np.interp(s_a, s, w))
-    mz = float(np.interp(s_a, s, belt_line)) + 0.06
-    mx = x_of(s_a + 0.16 + (0.1 if L > 6 else 0.0))
-    ms = 1.0 if L < 6 else 1.5
-    b.add_grid(
-        rounded_box(
-            (mx - 0.05 * ms, w_mirror - 0.12, mz - 0.05 * ms),
-            (mx + 0.06 * ms, w_mirror + 0.13 * ms, mz + 0.05 * ms),
-            0.45,
-        ),
-        m.PAINT if L < 6 else m.TRIM,
-        mirror_y=True,
-    )
-
-    if style == "truck":
-        s0 = sp.c * L + 0.12
-        box_lo = (x_of(L) - 0.02, -W / 2 * 1.04, sp.clearance + 0.75)
-        box_hi = (x_of(s0), W / 2 * 1.04, 3.45)
-        b.add_grid(rounded_box(box_lo, box_hi, 0.08), m.PAINT)
-        b.add_grid(
-            rounded_box(
-                (x_of(L - 0.05), -W / 2 * 0.9, sp.clearance + 0.35),
-                (x_of(s0 + 0.1), W / 2 * 0.9, sp.clearance + 0.8),
-                0.2,
-            ),
-            m.UNDER,
-        )
-    if style == "convertible":
-        _add_open_cabin(b, sp, s, belt_line, w, x_of)
-    if style in ("suv", "wagon") and e > 0.3:
-        # roof rails
-        s0, s1 = sp.rf * L + 0.15, sp.rr * L - 0.05
-        yr = float(np.interp((s0 + s1) / 2, s, w)) * (1 - sp.tumble) - 0.2
-        b.add_grid(
-            rounded_box(
-                (x_of(s1), yr - 0.025, sp.height - 0.05),
-                (x_of(s0), yr + 0.025, sp.height + 0.03),
-                0.3,
-            ),
-            m.TRIM,
-            mirror_y=True,
-        )
-
-    decal = _decal_params(sp, style, e, rng, mk, s, w, belt_line, x_fw, x_rw, arch_r, R)
+    decal = _decal_params(plan, sil, s, w, belt_line, x_fw, x_rw, arch_r)
     decal[m.X_FRONT] = float(body[..., 0].max())
     decal[m.X_REAR] = float(body[..., 0].min())
     xs = np.linspace(decal[m.X_REAR], decal[m.X_FRONT], PROFILE_SAMPLES)
@@ -432,19 +403,223 @@ def build_car(app: Appearance) -> VehicleModel:
     return VehicleModel(mesh=b.build(), decal=decal, profile=profile)
 
 
-def _add_open_cabin(
-    b: MeshBuilder, sp: CarSpec, s: F64, belt: F64, w: F64, x_of: Callable[[float], float]
+def _tumblehome(plan: BodyPlan) -> float:
+    if plan.style in ("van", "bus", "truck"):
+        return 0.04
+    if plan.roof == "box" and plan.era < 0.5:
+        return 0.08
+    if plan.style in ("coupe", "convertible") or plan.engine in ("mid", "rear"):
+        return 0.24
+    return 0.14 + 0.06 * plan.era
+
+
+def _add_mirrors(
+    b: MeshBuilder,
+    plan: BodyPlan,
+    sil: _Silhouette,
+    s: F64,
+    w: F64,
+    belt: F64,
+    x_of: Callable[[float], float],
 ) -> None:
-    L = sp.length
+    L = plan.length
+    s_a = sil.cowl_s
+    w_mirror = float(np.interp(s_a, s, w))
+    mz = float(np.interp(s_a, s, belt)) + 0.06
+    mx = x_of(s_a + 0.16 + (0.1 if L > 6 else 0.0))
+    ms = 1.0 if L < 6 else 1.5
+    b.add_grid(
+        rounded_box(
+            (mx - 0.05 * ms, w_mirror - 0.12, mz - 0.05 * ms),
+            (mx + 0.06 * ms, w_mirror + 0.13 * ms, mz + 0.05 * ms),
+            0.45,
+        ),
+        m.PAINT if L < 6 else m.TRIM,
+        mirror_y=True,
+    )
+
+
+def _add_features(
+    b: MeshBuilder,
+    plan: BodyPlan,
+    sil: _Silhouette,
+    s: F64,
+    w: F64,
+    zt: F64,
+    belt: F64,
+    x_of: Callable[[float], float],
+    arch_r: float,
+    wheel_x: tuple[float, float],
+    y_wheel: float,
+) -> None:
+    """Signature parts: each a closed mesh placed by the plan's hard points."""
+    L, W = plan.length, plan.width
+    if plan.style == "truck":
+        s0 = sil.rr_s + 0.12
+        b.add_grid(
+            rounded_box(
+                (x_of(L) - 0.02, -W / 2 * 1.04, plan.clearance + 0.75),
+                (x_of(s0), W / 2 * 1.04, plan.height + 0.7),
+                0.08,
+            ),
+            m.PAINT,
+        )
+        b.add_grid(
+            rounded_box(
+                (x_of(L - 0.05), -W / 2 * 0.9, plan.clearance + 0.35),
+                (x_of(s0 + 0.1), W / 2 * 0.9, plan.clearance + 0.8),
+                0.2,
+            ),
+            m.UNDER,
+        )
+    if plan.has("roof_rails") and plan.rear not in ("open", "pickup"):
+        s0, s1 = sil.rf_s + 0.15, sil.rr_s - 0.05
+        yr = float(np.interp((s0 + s1) / 2, s, w)) * (1 - _tumblehome(plan)) - 0.14
+        top = float(np.interp((s0 + s1) / 2, s, zt)) + ROOF_CROWN * 0.4
+        b.add_grid(
+            rounded_box(
+                (x_of(s1), yr - 0.025, top - 0.04), (x_of(s0), yr + 0.025, top + 0.03), 0.3
+            ),
+            m.TRIM,
+            mirror_y=True,
+        )
+    if plan.has("spare_wheel"):
+        r = plan.wheel_r * 0.98
+        z = max(plan.belt_z - 0.05 - r * 0.3, r + plan.clearance + 0.15)
+        _add_spare_wheel(b, x_of(L) - plan.tyre_w / 2 - SPARE_GAP, 0.0, z, r, plan.tyre_w, plan)
+    if plan.has("flared_fenders") or plan.has("separate_fenders"):
+        mat = m.TRIM if plan.has("flared_fenders") else m.PAINT
+        for wx in wheel_x:
+            w_here = float(np.interp(L / 2 - wx, s, w))
+            _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat)
+    if plan.has("rear_wing"):
+        deck = min(float(np.interp(L - 0.2, s, zt)), plan.height - 0.21)  # wing within the height
+        xw = x_of(L - 0.18)
+        b.add_grid(
+            rounded_box((xw - 0.14, -W * 0.44, deck + 0.16), (xw + 0.1, W * 0.44, deck + 0.2), 0.3),
+            m.BLACKGLOSS,
+        )
+        for yy in (W * 0.3, -W * 0.3):
+            b.add_grid(
+                rounded_box(
+                    (xw - 0.05, yy - 0.02, deck - 0.02), (xw + 0.03, yy + 0.02, deck + 0.17), 0.3
+                ),
+                m.BLACKGLOSS,
+            )
+    if plan.has("side_steps"):
+        s0, s1 = plan.front_oh + arch_r + 0.05, plan.front_oh + plan.wheelbase - arch_r - 0.05
+        yy = float(np.interp((s0 + s1) / 2, s, w))
+        z = plan.clearance + 0.03
+        b.add_grid(
+            rounded_box((x_of(s1), yy - 0.02, z), (x_of(s0), yy + 0.12, z + 0.05), 0.4),
+            m.TRIM,
+            mirror_y=True,
+        )
+    if plan.has("hood_scoop") or plan.has("bonnet_bulge"):
+        s0 = max(0.3, plan.front_oh * 0.6)
+        s1 = sil.cowl_s - 0.1
+        if s1 > s0 + 0.2:
+            z0 = float(np.interp(s0, s, zt))
+            z1 = float(np.interp(s1, s, zt))
+            wide = 0.22 if plan.has("hood_scoop") else 0.38
+            bump = 0.06 if plan.has("hood_scoop") else 0.035
+            grid = _bonnet_bump(x_of(s0), x_of(s1), z0, z1, wide, bump)
+            b.add_grid(grid, m.PAINT if plan.has("bonnet_bulge") else m.BLACKGLOSS, closed=True)
+    if plan.has("exposed_hinges") and plan.rear != "open":
+        yy = float(np.interp(sil.cowl_s + 0.1, s, w)) + 0.01
+        for dz in (0.22, 0.5):
+            z = plan.belt_z - dz
+            xh = x_of(sil.cowl_s + 0.08)
+            b.add_grid(
+                rounded_box(
+                    (xh - 0.05, yy - 0.01, z - 0.03), (xh + 0.05, yy + 0.02, z + 0.03), 0.3
+                ),
+                m.TRIM,
+                mirror_y=True,
+            )
+    if plan.has("bull_bar"):
+        xf = x_of(0.0) - 0.02
+        z0, z1 = plan.clearance + 0.15, plan.nose_z - 0.05
+        b.add_grid(tube((xf, 0.35, z0), (xf, 0.35, z1), 0.03), m.TRIM, wrap_v=True, mirror_y=True)
+        b.add_grid(tube((xf, 0.42, z1), (xf, -0.42, z1), 0.03), m.TRIM, wrap_v=True)
+    if plan.has("snorkel"):
+        ys = -float(np.interp(sil.cowl_s, s, w)) - 0.03
+        foot = (x_of(sil.cowl_s - 0.05), ys, plan.belt_z - 0.2)
+        head = (x_of(sil.cowl_s + 0.12), ys + 0.04, plan.height - 0.08)
+        b.add_grid(tube(foot, head, 0.045), m.TRIM, wrap_v=True)
+
+
+def _bonnet_bump(x0: float, x1: float, z0: float, z1: float, half_w: float, bump: float) -> F64:
+    """A raised panel on the bonnet from x0 (front) to x1: a lens-shaped closed grid."""
+    u = np.linspace(0.0, 1.0, 16)[:, None]
+    v = np.linspace(0.0, 2 * np.pi, 24, endpoint=False)[None, :]
+    x = x0 + (x1 - x0) * u
+    base = z0 + (z1 - z0) * u - 0.01
+    rise = bump * np.sin(np.pi * np.clip(u * 1.2, 0, 1)) ** 0.5 * (0.4 + 0.6 * u)
+    y = half_w * np.cos(v) * (0.7 + 0.3 * u)
+    z = base + np.clip(np.sin(v), 0, None) * rise + np.clip(np.sin(v), None, 0) * 0.01
+    pts = np.stack([x * np.ones_like(v), y * np.ones_like(u), z], axis=-1)
+    pts[0, :] = pts[0].mean(axis=0)
+    pts[-1, :] = pts[-1].mean(axis=0)
+    return np.asarray(pts, dtype=np.float64)
+
+
+def _add_arch_flare(
+    b: MeshBuilder, x: float, r_wheel: float, arch_r: float, w: float, mat: int
+) -> None:
+    """A fender flare: a band swept over the top of the arch, standing out from the side."""
+    th = np.linspace(0.05 * np.pi, 0.95 * np.pi, 24)[:, None]
+    sec = np.array([[0.0, -0.03], [0.04, -0.01], [0.07, 0.03], [0.07, 0.09], [0.0, 0.1]])
+    rad = arch_r + sec[:, 1][None, :]
+    y = w - 0.02 + sec[:, 0][None, :]
+    px = x - np.cos(th) * rad
+    pz = r_wheel + np.sin(th) * rad
+    pts = np.stack([px, y * np.ones_like(px), pz], axis=-1)
+    b.add_grid(np.asarray(pts, dtype=np.float64), mat, orient="+y", mirror_y=True)
+
+
+def _add_spare_wheel(
+    b: MeshBuilder, x: float, y: float, z: float, r: float, width: float, plan: BodyPlan
+) -> None:
+    """A spare wheel hung on the tailgate, its face to the rear (a wheel turned by 90°)."""
+    k = np.linspace(0, 2 * np.pi, 28, endpoint=False)
+    rim_r = r * plan.rim_ratio
+    hw = width / 2
+    prof = np.array(
+        [
+            ((r + rim_r) / 2 + (r - rim_r) / 2 * np.sign(np.cos(a)) * abs(np.cos(a)) ** 0.45,
+             hw * np.sign(np.sin(a)) * abs(np.sin(a)) ** 0.35)
+            for a in k
+        ]
+    )  # fmt: skip
+    pts, attrs = revolve_y(prof, (0.0, 0.0, 0.0), 48)
+    turned = np.stack([pts[..., 1] + x, pts[..., 0] + y, pts[..., 2] + z], axis=-1)
+    b.add_grid(turned, m.TIRE, wrap_u=True, wrap_v=True, attrs=attrs / rim_r)
+    rr_ = np.linspace(0.0, 1.0, 10)
+    face = np.column_stack([rim_r * rr_ * 1.02, -(hw - 0.012) + 0.03 * (1 - rr_**2)])
+    rpts, rattrs = revolve_y(face, (0.0, 0.0, 0.0), 48)
+    rim = np.stack([rpts[..., 1] + x, rpts[..., 0] + y, rpts[..., 2] + z], axis=-1)
+    b.add_grid(rim, m.TRIM, wrap_v=True, attrs=rattrs / rim_r, orient="keep")
+
+
+def _add_open_cabin(
+    b: MeshBuilder,
+    plan: BodyPlan,
+    sil: _Silhouette,
+    s: F64,
+    belt: F64,
+    w: F64,
+    x_of: Callable[[float], float],
+) -> None:
     xo = x_of
-    s_a = sp.a * L
+    s_a = sil.cowl_s
     wa = float(np.interp(s_a, s, w)) * 0.93
     zb = float(np.interp(s_a, s, belt))
-    ws_h = sp.height - zb
+    ws_h = plan.height - 0.05 - zb  # the frame stands 3 cm above the glass
     # windshield: a slanted, slightly curved pane with a dark frame
     u = np.linspace(0, 1, 8)[:, None]
     v = np.linspace(-1, 1, 16)[None, :]
-    lean = ws_h * 1.25
+    lean = screen_run(plan, ws_h)
     x = xo(s_a) - lean * u - 0.06 * (1 - v**2) * 0
     x = x + 0.08 * v**2
     y = wa * v * (1 - 0.12 * u)
@@ -456,7 +631,8 @@ def _add_open_cabin(
     b.add_grid(frame, m.TRIM, orient="keep")
     # seats with headrests
     s_seat = s_a + 1.05
-    zs = float(np.interp(s_seat, s, belt))
+    # headrests stay below the car's published (top-up) height
+    zs = min(float(np.interp(s_seat, s, belt)), plan.height - 0.47)
     ys = min(0.4, wa * 0.5)
     for yy in (ys, -ys):
         xs = xo(s_seat)
@@ -479,21 +655,61 @@ def _add_open_cabin(
         )
 
 
+# grille vocabulary → (half width over nose half width, half height m, corner round, taper, waist,
+# centre gap, slots, cross, infill pattern: 0 bars, 1 mesh, 2 vertical bars, 3 honeycomb)
+_GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, int]] = {
+    "none": (0.0, 0.0, 0.0, 0.0, 0.0, 0.0, 0, 0, 0),
+    "kidney": (0.3, 0.085, 0.8, 0.0, 0.0, 0.035, 0, 0, 2),
+    "single_frame": (0.38, 0.17, 0.25, 0.12, 0.0, 0.0, 0, 0, 3),
+    "seven_slot": (0.36, 0.11, 0.2, 0.0, 0.0, 0.0, 7, 0, 2),
+    "spindle": (0.36, 0.17, 0.3, 0.1, 0.45, 0.0, 0, 0, 1),
+    "split": (0.3, 0.06, 0.5, 0.0, 0.0, 0.09, 0, 0, 0),
+    "bars": (0.42, 0.09, 0.25, 0.0, 0.0, 0.0, 0, 0, 0),
+    "mesh": (0.42, 0.09, 0.3, 0.05, 0.0, 0.0, 0, 0, 3),
+    "shield": (0.1, 0.13, 0.6, -0.5, 0.0, 0.0, 0, 0, 1),
+    "slot": (0.4, 0.03, 0.5, 0.0, 0.0, 0.0, 0, 0, 0),
+    "crosshair": (0.45, 0.11, 0.2, 0.0, 0.0, 0.0, 0, 1, 1),
+    "vertical_bars": (0.4, 0.1, 0.2, 0.0, 0.0, 0.0, 0, 0, 2),
+    "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
+    "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
+}
+# head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)
+_HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, float]] = {
+    "round": (0.095, 0.095, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "twin_round": (0.068, 0.068, 1.0, 0.0, -0.16, 0.0, 0.068, 0.068),
+    "oval": (0.14, 0.075, 1.0, 0.05, 0.0, 0.0, 0.0, 0.0),
+    "rect": (0.2, 0.07, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "slim": (0.24, 0.032, 0.6, 0.18, 0.0, 0.0, 0.0, 0.0),
+    "split": (0.22, 0.018, 0.9, 0.12, 0.0, -0.2, 0.1, 0.05),
+    "popup": (0.2, 0.004, 0.2, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "stacked": (0.1, 0.05, 0.4, 0.0, 0.0, -0.13, 0.1, 0.05),
+    "swept": (0.26, 0.05, 0.8, 0.3, 0.0, 0.0, 0.0, 0.0),
+    "teardrop": (0.12, 0.08, 1.0, 0.25, 0.0, 0.0, 0.0, 0.0),
+}
+# tail lamp vocabulary → (half width m, half height m, round, second lamp dy, bar)
+_TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
+    "rect": (0.17, 0.07, 0.3, 0.0, 0.0),
+    "vertical": (0.06, 0.2, 0.3, 0.0, 0.0),
+    "round": (0.07, 0.07, 1.0, 0.0, 0.0),
+    "twin_round": (0.06, 0.06, 1.0, -0.15, 0.0),
+    "bar": (0.16, 0.035, 0.6, 0.0, 1.0),
+    "slim": (0.22, 0.03, 0.6, 0.0, 0.0),
+    "wrap": (0.2, 0.06, 0.4, 0.0, 0.0),
+}
+
+
 def _decal_params(
-    sp: CarSpec,
-    style: str,
-    e: float,
-    rng: np.random.Generator,
-    mk: np.random.Generator,
+    plan: BodyPlan,
+    sil: _Silhouette,
     s: F64,
     w: F64,
     belt: F64,
     x_fw: float,
     x_rw: float,
     arch_r: float,
-    R: float,
 ) -> F64:
-    L = sp.length
+    L = plan.length
+    e = plan.era
     p = np.zeros(m.N_PARAMS)
 
     def x_of(s_: float) -> float:
@@ -501,156 +717,165 @@ def _decal_params(
 
     p[m.X_FRONT] = L / 2
     p[m.X_REAR] = -L / 2
-    p[m.X_A] = x_of(sp.a * L)
-    p[m.X_RF] = x_of(sp.rf * L)
-    p[m.X_RR] = x_of(sp.rr * L)
-    if sp.rear == "pickup":
+    p[m.X_A] = x_of(sil.cowl_s)
+    p[m.X_RF] = x_of(sil.rf_s)
+    p[m.X_RR] = x_of(sil.rr_s)
+    if plan.rear in ("pickup", "truck"):
         # the cab's rear glass sits on its back wall only, not on the flat roof in front of it
-        p[m.X_RR] = x_of(sp.c * L - 0.07)
-    gh_end = {"notch": sp.c, "fast": sp.c, "pickup": sp.c, "open": sp.c}.get(sp.rear, 1.0)
-    if sp.truck_box:
-        gh_end = sp.c
-    p[m.X_GH_END] = x_of(gh_end * L)
-    if gh_end >= 1.0:
+        p[m.X_RR] = x_of(sil.rr_s + 0.03)
+    gh_end = sil.deck_s if plan.rear in ("notch", "fast", "open") else L
+    if plan.rear in ("pickup", "truck"):
+        gh_end = sil.rr_s + 0.06
+    p[m.X_GH_END] = x_of(gh_end)
+    if gh_end >= L:
         # the greenhouse runs onto the tail's end cap (box and hatch rears): include it, or the
         # rear window of an SUV, van or bus would be painted over
         p[m.X_GH_END] = x_of(L) - 0.25
-    w_mid = float(np.interp(L / 2, s, w))
-    belt_mid = float(np.interp(L / 2, s, belt))
-    # make family traits
-    gr_type = int(mk.integers(0, 4))
-    hl_type = int(mk.integers(0, 4))
-    p[m.GR_TYPE] = gr_type
-    p[m.GR_BARS] = float(mk.integers(3, 8))
-    p[m.HL_TYPE] = hl_type
-    p[m.PILLAR_BLACK] = 1.0 if mk.uniform() < 0.35 + 0.5 * e else 0.0
-    p[m.ROOF_BLACK] = (
-        1.0 if (style in ("crossover", "hatchback", "suv") and mk.uniform() < 0.25) else 0.0
-    )
-    p[m.TL_BAR] = 1.0 if (e > 0.8 and mk.uniform() < 0.55) else 0.0
+    p[m.PILLAR_BLACK] = 1.0 if plan.roof == "floating" or plan.era > 0.75 else 0.0
+    p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
     p[m.DRL] = 1.0 if e > 0.6 else 0.0
-    # windows
-    s_a, s_rr = sp.a * L, sp.rr * L
-    win_front_s = s_a + 0.02
-    if sp.rear in ("notch", "fast"):
-        win_rear_s = s_rr + (sp.c * L - s_rr) * (0.15 if sp.rear == "notch" else 0.45)
-    elif sp.rear == "pickup":
-        win_rear_s = sp.c * L - 0.1
-    elif sp.rear == "open":
-        win_rear_s = s_a
+    # side windows and pillars
+    win_front_s = sil.cowl_s + 0.02
+    if plan.rear in ("notch", "fast"):
+        win_rear_s = sil.rr_s + (sil.deck_s - sil.rr_s) * (0.15 if plan.rear == "notch" else 0.4)
+    elif plan.rear in ("pickup", "truck"):
+        win_rear_s = sil.rr_s - 0.08
+    elif plan.rear == "open":
+        win_rear_s = sil.cowl_s
     else:
-        win_rear_s = L - 0.14 - 0.1 * e
+        win_rear_s = min(L - 0.12, sil.rr_s + (sil.deck_s - sil.rr_s) * 0.2) - 0.05
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
     p[m.PILLAR_W] = 0.075 if L < 6 else 0.12
-    p[m.WIN_TOP_INSET] = 0.05 if L < 6 else 0.3
+    p[m.WIN_TOP_INSET] = 0.045 if L < 6 else 0.3
     p[m.WIN_BOTTOM] = 0.012
     pillars: list[float] = []
     span = win_rear_s - win_front_s
-    if sp.windows == "bus":
+    if plan.style == "bus":
         n = max(2, int(span / 1.25))
         pillars = [win_front_s + 1.4 + (span - 1.4) * k / n for k in range(n)]
-    elif sp.windows == "front":
-        p[m.WIN_REAR] = x_of(s_a + 0.95)
-    elif sp.doors == 2:
-        if sp.rear != "open":
-            pillars = [win_front_s + span * 0.72]
-    elif sp.rear == "pickup":
-        pillars = [win_front_s + span * 0.52]
+    elif plan.style in ("van", "truck") and plan.roof in ("van", "cab") and plan.rear != "hatch":
+        p[m.WIN_REAR] = x_of(sil.cowl_s + min(0.95, span))
+    elif plan.doors <= 3:
+        if plan.rear not in ("open",) and span > 1.3:
+            pillars = [win_front_s + min(1.15, span * 0.7)]
+    elif plan.rear in ("pickup",):
+        if span > 1.5:
+            pillars = [win_front_s + span * 0.52]
     else:
-        b_pos = s_a + (0.45 * span if style != "kei" else 0.5 * span)
-        b_pos = max(b_pos, s_a + 0.85)
+        b_pos = max(sil.cowl_s + 0.85, win_front_s + 0.44 * span)
         pillars = [b_pos]
-        if sp.rear in ("box", "hatch") and win_rear_s - b_pos > 1.4:
-            pillars.append(b_pos + (win_rear_s - b_pos) * (0.62 if style != "minivan" else 0.6))
-    p[m.N_PILLARS] = len(pillars)
-    for k, ps in enumerate(pillars[:12]):
+        if plan.rear in ("box", "hatch") and win_rear_s - b_pos > 1.35:
+            pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
+    p[m.N_PILLARS] = min(len(pillars), m.MAX_PILLARS)
+    for k, ps in enumerate(pillars[: m.MAX_PILLARS]):
         p[m.PILLAR0 + k] = x_of(ps)
-    # doors: seam positions
-    seams: list[float] = []
-    if sp.windows == "bus":
+    # door seams
+    s_a = sil.cowl_s
+    if plan.style == "bus":
         seams = [0.25, 1.3]
-    elif sp.doors == 2:
-        seams = [s_a + 0.05, s_a + 1.25 if L > 4.3 else s_a + 1.1]
-    elif sp.doors == 5:
-        seams = [s_a + 0.03, s_a + 1.0, s_a + 1.05 + 0.8 * 0 + 0.02, s_a + 1.95]
+    elif plan.doors <= 3:
+        seams = [
+            s_a + 0.05,
+            min(s_a + (1.25 if L > 4.3 else 1.05), plan.front_oh + plan.wheelbase - 0.5),
+        ]
+    elif plan.has("sliding_doors"):
+        seams = [s_a + 0.03, s_a + 1.0, s_a + 1.07, s_a + 1.95]
     else:
         b_pos = pillars[0] if pillars else s_a + 1.0
-        seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, L - sp.rear_oh - arch_r + 0.1)]
-        if sp.rear == "pickup":
-            seams[2] = min(seams[2], sp.c * L - 0.1)
-    p[m.DOOR_N] = len(seams)
-    for k, ss in enumerate(seams[:4]):
+        seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
+        if plan.rear == "pickup":
+            seams[2] = min(seams[2], sil.rr_s - 0.08)
+    p[m.DOOR_N] = min(len(seams), m.MAX_DOORS)
+    for k, ss in enumerate(seams[: m.MAX_DOORS]):
         p[m.DOOR0 + k] = x_of(ss)
+    belt_mid = float(np.interp(L / 2, s, belt))
     p[m.HANDLE_Z] = belt_mid - 0.09
-    p[m.ROCKER_H] = sp.clearance + 0.09
-    p[m.CLADDING] = 1.0 if sp.cladding else 0.0
-    if sp.rear == "pickup":
-        p[m.BED_FRONT] = x_of(sp.c * L + 0.06)
-        p[m.BED_REAR] = x_of(L - 0.06)
-    if sp.rear == "open":
-        p[m.CABIN_FRONT] = x_of(s_a + 0.12)
-        p[m.CABIN_REAR] = x_of(sp.c * L - 0.35)
-    # lights (front view coordinates |y|, z)
-    nose = sp.nose_z
-    w_front = float(np.interp(0.2, s, w))
-    hl_h = (
-        {0: 0.075, 1: 0.05, 2: 0.085, 3: 0.035}[hl_type] * (1.25 - 0.35 * e) * (1.6 if L > 6 else 1)
+    p[m.ROCKER_H] = plan.clearance + 0.09
+    p[m.CLADDING] = (
+        1.0 if plan.style in ("suv", "crossover", "pickup") and plan.grille != "none" else 0.0
     )
-    hl_w = {0: 0.2, 1: 0.23, 2: 0.14, 3: 0.27}[hl_type] * (1 + float(mk.uniform(-0.1, 0.1)))
-    if L > 6:
-        hl_w = 0.22
-    p[m.HL_W] = hl_w
-    p[m.HL_H] = hl_h
-    p[m.HL_Y] = w_front - hl_w - 0.01
-    p[m.HL_Z] = nose - hl_h - 0.04 if L < 6 else sp.clearance + 0.55
-    p[m.HL_SLANT] = {0: 0.0, 1: 0.35, 2: 0.1, 3: 0.2}[hl_type] * e
-    p[m.HL_ROUND] = {0: 0.25, 1: 0.5, 2: 0.9, 3: 0.8}[hl_type] * (0.4 + 0.6 * e)
-    gr_w = (0.28 + float(mk.uniform(0, 0.18))) * w_front / 0.8
-    gr_h = (0.08 + float(mk.uniform(0, 0.09))) * (1.4 if style in ("suv", "pickup", "truck") else 1)
-    p[m.GR_W] = min(gr_w, p[m.HL_Y] - hl_w - 0.02) if L < 6 else w_front * 0.55
-    p[m.GR_H] = gr_h
-    p[m.GR_Z] = p[m.HL_Z] - hl_h * 0.2 - gr_h * 0.4
-    p[m.GR_ROUND] = float(mk.uniform(0.1, 0.9))
-    p[m.GR_TAPER] = float(mk.uniform(-0.2, 0.35))
-    if p[m.GR_W] < 1.8 * p[m.GR_H]:
-        # a narrow nose (kei, small cars): a wide, shallow slot between the lamps, never an oval
-        p[m.GR_H] = max(0.035, min(p[m.GR_H], p[m.GR_W] / 1.8))
-        p[m.GR_ROUND] = min(p[m.GR_ROUND], 0.45)
-        p[m.GR_TAPER] = min(p[m.GR_TAPER], 0.1)
-    p[m.LI_Z] = sp.clearance + 0.16
-    p[m.LI_W] = w_front * (0.45 + float(mk.uniform(0, 0.2)))
-    p[m.LI_H] = 0.05 + float(mk.uniform(0, 0.04))
-    w_rear = float(np.interp(L - 0.2, s, w))
-    tl_w = (0.16 + float(mk.uniform(0, 0.1))) if L < 6 else 0.15
-    tl_h = (0.05 + float(mk.uniform(0, 0.05))) * (1.3 - 0.3 * e)
-    p[m.TL_W] = tl_w
-    p[m.TL_H] = tl_h
-    p[m.TL_Y] = w_rear - tl_w - 0.01
-    top_rear = float(np.interp(L - 0.15, s, belt))
-    if sp.rear in ("box", "pickup") or sp.truck_box:
-        p[m.TL_Z] = sp.clearance + (0.55 if L < 6 else 0.5)
-        if style in ("suv", "minivan", "kei", "van", "pickup"):
-            p[m.TL_H] = tl_h * 1.6
-            p[m.TL_W] = 0.1
-            p[m.TL_Y] = w_rear - 0.1 - 0.01
-            p[m.TL_Z] = top_rear - 0.12
-    else:
-        p[m.TL_Z] = sp.tail_z - tl_h - 0.06
+    if plan.rear == "pickup":
+        p[m.BED_FRONT] = x_of(sil.rr_s + 0.12)
+        p[m.BED_REAR] = x_of(L - 0.06)
+    if plan.rear == "open":
+        p[m.CABIN_FRONT] = x_of(s_a + 0.12)
+        p[m.CABIN_REAR] = x_of(sil.deck_s - 0.35)
+    if plan.has("side_intakes"):
+        p[m.SIDE_INTAKE] = x_rw + arch_r + 0.25
+    _lamps_and_grille(p, plan, s, w)
+    rng = np.random.default_rng(int(plan.length * 1000) * 7919 + int(plan.height * 1000))
     p[m.RIM_N] = float(rng.choice([5, 5, 6, 7, 10, 5]))
     p[m.RIM_STYLE] = float(rng.integers(0, 4))
     if p[m.RIM_STYLE] == 2:
         p[m.RIM_N] = 8.0
     p[m.RIM_W] = float(rng.uniform(0.1, 0.2))
-    p[m.RIM_DARK] = 1.0 if rng.uniform() < 0.2 else 0.0
+    p[m.RIM_DARK] = 1.0 if plan.style in ("suv", "pickup") and plan.has("spare_wheel") else 0.0
     if L > 6:
         p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 3.0, 8.0, 0.2
     p[m.IS_CAR] = 1.0
     p[m.WHEEL_F] = x_fw
     p[m.WHEEL_R] = x_rw
     p[m.ARCH_R] = arch_r
-    p[m.AXLE_Z] = R
-    p[m.ROOF_Z] = sp.height
-    p[m.CLEARANCE] = sp.clearance
-    del w_mid, rng
+    p[m.AXLE_Z] = plan.wheel_r
+    p[m.ROOF_Z] = plan.height
+    p[m.CLEARANCE] = plan.clearance
     return p
+
+
+def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64) -> None:
+    """Head lamps, grille, intake and tail lamps in front/rear-view coordinates (|y|, z)."""
+    L = plan.length
+    big = L > 6
+    w_front = float(np.interp(0.2, s, w))
+    scale = float(np.clip(plan.width / 1.8, 0.75, 1.3))
+    hw, hh, hround, slant, dy2, dz2, w2, h2 = _HEADLAMPS[plan.headlamps]
+    hw, hh = hw * scale, hh * scale
+    if big:
+        hw, hh, hround, slant = 0.22, 0.09, 0.3, 0.0
+    p[m.HL_W], p[m.HL_H] = hw, hh
+    p[m.HL_ROUND] = hround
+    p[m.HL_SLANT] = slant
+    p[m.HL_Y] = w_front - hw - 0.03
+    p[m.HL_Z] = plan.nose_z - hh - 0.035 if not big else plan.clearance + 0.55
+    if plan.headlamps in ("round", "teardrop") and plan.has("fender_peaks"):
+        p[m.HL_Z] = plan.nose_z - hh * 0.6
+    p[m.HL2_DY], p[m.HL2_DZ], p[m.HL2_W], p[m.HL2_H] = dy2 * scale, dz2, w2 * scale, h2 * scale
+    p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
+    gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
+    p[m.GR_W] = gw * w_front if not big else w_front * 0.55
+    p[m.GR_H] = gh * (1.25 if plan.style in ("suv", "pickup", "truck") else 1.0)
+    p[m.GR_ROUND] = ground
+    p[m.GR_TAPER] = taper
+    p[m.GR_WAIST] = waist
+    p[m.GR_GAP] = gap
+    p[m.GR_SLOTS] = slots
+    p[m.GR_CROSS] = cross
+    p[m.GR_TYPE] = pattern
+    p[m.GR_BARS] = 5.0
+    top = p[m.HL_Z] + hh * 0.3
+    p[m.GR_Z] = top - p[m.GR_H]
+    if plan.grille in ("single_frame", "spindle", "trapezoid"):
+        p[m.GR_Z] = top - p[m.GR_H] * 0.8
+    # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
+    room = p[m.HL_Y] - hw - 0.03
+    if plan.grille not in ("single_frame", "spindle", "trapezoid", "none"):
+        p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))
+    p[m.LI_Z] = plan.clearance + 0.16
+    p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)
+    p[m.LI_H] = 0.05 if plan.grille != "none" else 0.075
+    tw, th, tround, tdy, tbar = _TAILLAMPS[plan.taillamps]
+    tw, th = tw * scale, th * scale
+    if big:
+        tw, th, tround, tdy, tbar = 0.15, 0.12, 0.3, 0.0, 0.0
+    w_rear = float(np.interp(L - 0.2, s, w))
+    p[m.TL_W], p[m.TL_H], p[m.TL_ROUND], p[m.TL2_DY], p[m.TL_BAR] = tw, th, tround, tdy, tbar
+    p[m.TL_Y] = w_rear - tw - 0.02
+    if plan.rear in ("box", "hatch", "pickup", "truck") and plan.taillamps == "vertical":
+        p[m.TL_Z] = plan.belt_z - th - 0.02
+    elif plan.rear in ("box", "pickup", "truck"):
+        p[m.TL_Z] = plan.clearance + (0.55 if not big else 0.5)
+    elif plan.rear == "hatch":
+        p[m.TL_Z] = plan.belt_z - th - 0.04
+    else:
+        p[m.TL_Z] = plan.deck_z - th - 0.06

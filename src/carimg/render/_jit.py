@@ -1,39 +1,54 @@
-"""Numba set-up: a writable on-disk cache so a new process skips the JIT.
+"""Numba set-up: an on-disk kernel cache that a new process can trust.
 
-Import this module before `numba` anywhere in `carimg.render`. Numba caches compiled functions
-next to
-their source (`__pycache__`); when that folder is not writable (a read-only install, a
-container), the
-cache goes to `$NUMBA_CACHE_DIR`, or to a per-user folder that we choose here.
+Import this module before `numba` anywhere in `carimg.render`. Numba keys a cached kernel on its
+own source file only, so a kernel that reads another module's constants (the decal layout in
+`_materials`) or calls another module's kernel would be served stale after that module changed.
+The cache therefore lives in a folder named after a digest of every module of the renderer: any
+change to the renderer's source starts a fresh cache. The folder is under the package's
+`__pycache__` when that is writable, else under `$NUMBA_CACHE_DIR` or a per-user cache folder.
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
 import tempfile
 from pathlib import Path
 
 
+def source_digest(package: Path) -> str:
+    """A digest of the renderer's modules (names and bytes), stable across runs."""
+    digest = hashlib.sha256()
+    for path in sorted(package.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _writable(folder: Path) -> bool:
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError:
+        return False
+    return os.access(folder, os.W_OK)
+
+
 def _ensure_cache_dir() -> None:
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        return
     here = Path(__file__).resolve().parent
-    pycache = here / "__pycache__"
-    try:
-        pycache.mkdir(exist_ok=True)
-        writable = os.access(pycache, os.W_OK)
-    except OSError:
-        writable = False
-    if writable:
-        return
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    candidate = Path(base) / "carimg" / "numba"
-    try:
-        candidate.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        candidate = Path(tempfile.gettempdir()) / f"carimg-numba-{os.getuid()}"
-        candidate.mkdir(parents=True, exist_ok=True)
-    os.environ["NUMBA_CACHE_DIR"] = str(candidate)
+    leaf = f"numba-{source_digest(here)}"
+    # CARIMG_NUMBA_BASE: the base folder chosen by the first process; its children inherit it
+    given = os.environ.get("CARIMG_NUMBA_BASE") or os.environ.get("NUMBA_CACHE_DIR")
+    if given:
+        candidates = [Path(given)]
+    else:
+        base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+        candidates = [here / "__pycache__", Path(base) / "carimg"]
+    candidates.append(Path(tempfile.gettempdir()) / f"carimg-numba-{os.getuid()}")
+    for folder in candidates:
+        if _writable(folder / leaf):
+            os.environ["CARIMG_NUMBA_BASE"] = str(folder)
+            os.environ["NUMBA_CACHE_DIR"] = str(folder / leaf)
+            return
 
 
 _ensure_cache_dir()
@@ -55,4 +70,4 @@ def njit(**options: Any) -> Callable[[F], F]:
     return decorator
 
 
-__all__ = ["njit"]
+__all__ = ["njit", "source_digest"]

@@ -27,64 +27,94 @@ CANVAS: Final = 13  # matte black fabric
 SEAT: Final = 14
 BLACKGLOSS: Final = 15
 
-# Indices into the body decal parameter vector (float64). x is forward, the body spans [X_REAR,
-# X_FRONT].
-X_FRONT: Final = 0
-X_REAR: Final = 1
-X_A: Final = 2  # windshield base
-X_RF: Final = 3  # roof front (windshield top)
-X_RR: Final = 4  # roof rear
-X_GH_END: Final = 5  # greenhouse ends (rear glass base or tail)
-WIN_FRONT: Final = 6  # side glass x range
-WIN_REAR: Final = 7
-PILLAR_W: Final = 8
-PILLAR_BLACK: Final = 9
-N_PILLARS: Final = 10
-PILLAR0: Final = 11  # up to 12 pillar x positions: 11..22
-HL_Y: Final = 23
-HL_Z: Final = 24
-HL_W: Final = 25
-HL_H: Final = 26
-HL_SLANT: Final = 27
-HL_ROUND: Final = 28
-HL_TYPE: Final = 29
-GR_W: Final = 30
-GR_Z: Final = 31
-GR_H: Final = 32
-GR_TYPE: Final = 33
-GR_ROUND: Final = 34
-GR_TAPER: Final = 35
-TL_Y: Final = 36
-TL_Z: Final = 37
-TL_W: Final = 38
-TL_H: Final = 39
-TL_BAR: Final = 40
-LI_Z: Final = 41
-LI_W: Final = 42
-LI_H: Final = 43
-DOOR_N: Final = 44
-DOOR0: Final = 45  # up to 4 seam x positions: 45..48
-ROCKER_H: Final = 49
-CLADDING: Final = 50
-ROOF_BLACK: Final = 51
-BED_FRONT: Final = 52  # pickup bed x range (bed_front > bed_rear), 0 if none
-BED_REAR: Final = 53
-CABIN_FRONT: Final = 54  # convertible open cabin x range
-CABIN_REAR: Final = 55
-WHEEL_F: Final = 56
-WHEEL_R: Final = 57
-ARCH_R: Final = 58
-AXLE_Z: Final = 59
-ROOF_Z: Final = 60
-CLEARANCE: Final = 61
-WIN_TOP_INSET: Final = 62
-WIN_BOTTOM: Final = 63  # extra height of window bottom above belt
-HANDLE_Z: Final = 64
-GR_BARS: Final = 65
-DRL: Final = 66
-N_PARAMS: Final = 80
-RIM_N: Final = 70  # spokes
-RIM_W: Final = 71  # spoke width (fraction of the gap)
-RIM_STYLE: Final = 72  # 0 spokes, 1 twin spokes, 2 mesh, 3 holes in a disc
-RIM_DARK: Final = 73  # 1 = dark grey alloy
-IS_CAR: Final = 74
+
+class _Layout:
+    """Declares the decal vector's slots in order: each name gets the next free index."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self.names: list[str] = []
+
+    def slot(self, name: str, count: int = 1) -> int:
+        index = self.size
+        self.names.extend([name] if count == 1 else [f"{name}[{k}]" for k in range(count)])
+        self.size += count
+        return index
+
+
+# The per-vehicle decal parameter vector (float64) that geometry writes and the shader reads. x is
+# forward, the body spans [X_REAR, X_FRONT]; lengths in metres. A new parameter is one line here.
+_layout = _Layout()
+X_FRONT: Final = _layout.slot("x_front")
+X_REAR: Final = _layout.slot("x_rear")
+X_A: Final = _layout.slot("x_a")  # windshield base
+X_RF: Final = _layout.slot("x_rf")  # roof front (windshield top)
+X_RR: Final = _layout.slot("x_rr")  # roof rear
+X_GH_END: Final = _layout.slot("x_gh_end")  # greenhouse ends (rear glass base or tail)
+WIN_FRONT: Final = _layout.slot("win_front")  # side glass x range
+WIN_REAR: Final = _layout.slot("win_rear")
+PILLAR_W: Final = _layout.slot("pillar_w")
+PILLAR_BLACK: Final = _layout.slot("pillar_black")
+MAX_PILLARS: Final = 12
+N_PILLARS: Final = _layout.slot("n_pillars")
+PILLAR0: Final = _layout.slot("pillar", MAX_PILLARS)  # pillar x positions
+HL_Y: Final = _layout.slot("hl_y")  # head lamp centre |y|, z (front view), half sizes
+HL_Z: Final = _layout.slot("hl_z")
+HL_W: Final = _layout.slot("hl_w")
+HL_H: Final = _layout.slot("hl_h")
+HL_SLANT: Final = _layout.slot("hl_slant")
+HL_ROUND: Final = _layout.slot("hl_round")  # corner radius over the smaller half size
+HL2_DY: Final = _layout.slot("hl2_dy")  # a second lamp per side (twin, stacked, split): offset
+HL2_DZ: Final = _layout.slot("hl2_dz")
+HL2_W: Final = _layout.slot("hl2_w")  # its half sizes; 0 = none
+HL2_H: Final = _layout.slot("hl2_h")
+HL_BAR: Final = _layout.slot("hl_bar")  # 1 = a light bar joins the lamps across the nose
+GR_W: Final = _layout.slot("gr_w")  # grille half width, centre z, half height
+GR_Z: Final = _layout.slot("gr_z")
+GR_H: Final = _layout.slot("gr_h")
+GR_TYPE: Final = _layout.slot("gr_type")  # infill: 0 bars, 1 mesh, 2 vertical bars, 3 honeycomb
+GR_ROUND: Final = _layout.slot("gr_round")
+GR_TAPER: Final = _layout.slot("gr_taper")  # width change towards the bottom
+GR_WAIST: Final = _layout.slot("gr_waist")  # width pinched at mid height (spindle)
+GR_GAP: Final = _layout.slot("gr_gap")  # half width of a body-colour divide at the centre (kidney)
+GR_SLOTS: Final = _layout.slot("gr_slots")  # n body-colour-separated vertical slots (0 = none)
+GR_CROSS: Final = _layout.slot("gr_cross")  # 1 = a body-colour cross divides the grille
+GR_BARS: Final = _layout.slot("gr_bars")
+TL_Y: Final = _layout.slot("tl_y")
+TL_Z: Final = _layout.slot("tl_z")
+TL_W: Final = _layout.slot("tl_w")
+TL_H: Final = _layout.slot("tl_h")
+TL_ROUND: Final = _layout.slot("tl_round")
+TL2_DY: Final = _layout.slot("tl2_dy")  # a second tail lamp per side (twin round)
+TL_BAR: Final = _layout.slot("tl_bar")
+LI_Z: Final = _layout.slot("li_z")  # lower intake
+LI_W: Final = _layout.slot("li_w")
+LI_H: Final = _layout.slot("li_h")
+MAX_DOORS: Final = 4
+DOOR_N: Final = _layout.slot("door_n")
+DOOR0: Final = _layout.slot("door", MAX_DOORS)  # door seam x positions
+ROCKER_H: Final = _layout.slot("rocker_h")
+CLADDING: Final = _layout.slot("cladding")
+ROOF_BLACK: Final = _layout.slot("roof_black")
+BED_FRONT: Final = _layout.slot("bed_front")  # pickup bed x range (bed_front > bed_rear), 0 if none
+BED_REAR: Final = _layout.slot("bed_rear")
+CABIN_FRONT: Final = _layout.slot("cabin_front")  # convertible open cabin x range
+CABIN_REAR: Final = _layout.slot("cabin_rear")
+WHEEL_F: Final = _layout.slot("wheel_f")
+WHEEL_R: Final = _layout.slot("wheel_r")
+ARCH_R: Final = _layout.slot("arch_r")
+AXLE_Z: Final = _layout.slot("axle_z")
+ROOF_Z: Final = _layout.slot("roof_z")
+CLEARANCE: Final = _layout.slot("clearance")
+WIN_TOP_INSET: Final = _layout.slot("win_top_inset")
+WIN_BOTTOM: Final = _layout.slot("win_bottom")  # extra height of window bottom above belt
+HANDLE_Z: Final = _layout.slot("handle_z")
+DRL: Final = _layout.slot("drl")
+SIDE_INTAKE: Final = _layout.slot("side_intake")  # x of an intake ahead of the rear wheel, 0 none
+RIM_N: Final = _layout.slot("rim_n")  # spokes
+RIM_W: Final = _layout.slot("rim_w")  # spoke width (fraction of the gap)
+RIM_STYLE: Final = _layout.slot("rim_style")  # 0 spokes, 1 twin spokes, 2 mesh, 3 holes in a disc
+RIM_DARK: Final = _layout.slot("rim_dark")  # 1 = dark grey alloy
+IS_CAR: Final = _layout.slot("is_car")
+N_PARAMS: Final = _layout.size
+SLOT_NAMES: Final = tuple(_layout.names)

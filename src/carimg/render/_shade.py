@@ -121,6 +121,70 @@ def _prof(profile: np.ndarray, decal: np.ndarray, x: float, row: int) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
+    """Signed distance to the head lamps (a main lamp, an optional second one, a light bar)."""
+    zs = z - decal[m.HL_Z] - decal[m.HL_SLANT] * (ay - decal[m.HL_Y])
+    hr = decal[m.HL_ROUND] * min(decal[m.HL_W], decal[m.HL_H])
+    d = _rrect(ay, zs, decal[m.HL_Y], 0.0, decal[m.HL_W], decal[m.HL_H], hr)
+    if decal[m.HL2_W] > 0.0:
+        h2 = decal[m.HL2_H]
+        r2 = decal[m.HL_ROUND] * min(decal[m.HL2_W], h2)
+        y2 = decal[m.HL_Y] + decal[m.HL2_DY]
+        d = min(d, _rrect(ay, zs, y2, decal[m.HL2_DZ], decal[m.HL2_W], h2, r2))
+    if decal[m.HL_BAR] > 0.5:
+        d = min(d, _rrect(ay, zs, 0.0, decal[m.HL_H] * 0.3, decal[m.HL_Y], 0.01, 0.008))
+    return d, zs
+
+
+@njit(cache=True, nogil=True)
+def _grille(ay: float, z: float, decal: np.ndarray) -> float:
+    """Signed distance to the grille outline: taper, spindle waist, kidney gap, slots, cross."""
+    gh = decal[m.GR_H]
+    if decal[m.GR_W] <= 0.0 or gh <= 0.0:
+        return 1e9
+    t = (decal[m.GR_Z] - z) / max(gh, 0.01)  # -1 top .. 1 bottom
+    taper = 1.0 + decal[m.GR_TAPER] * t
+    waist = 1.0 - decal[m.GR_WAIST] * max(0.0, 1.0 - abs(t + 0.1) * 2.2)
+    gw = decal[m.GR_W] * max(taper * waist, 0.2)
+    d = _rrect(ay, z, 0.0, decal[m.GR_Z], gw, gh, decal[m.GR_ROUND] * min(gh, gw))
+    gap = decal[m.GR_GAP]
+    if gap > 0.0:
+        # two openings either side of a body-colour divide, each rounded on its own
+        half = (gw - gap) * 0.5
+        cy = gap + half
+        r = decal[m.GR_ROUND] * min(gh, half)
+        d = _rrect(ay, z, cy, decal[m.GR_Z], half, gh, r)
+    n = decal[m.GR_SLOTS]
+    if n > 0.0:
+        pitch = 2.0 * gw / n
+        u = (ay + gw) / pitch
+        d = max(d, 0.22 * pitch - abs(u - math.floor(u) - 0.5) * pitch)
+    if decal[m.GR_CROSS] > 0.5:
+        d = max(d, 0.018 - min(ay, abs(z - decal[m.GR_Z])))
+    return d
+
+
+@njit(cache=True, nogil=True)
+def _grille_pattern(ay: float, z: float, decal: np.ndarray) -> float:
+    gt = int(decal[m.GR_TYPE])
+    if gt == 0:
+        ph = (z - decal[m.GR_Z] + decal[m.GR_H]) / (2 * decal[m.GR_H]) * decal[m.GR_BARS]
+        return _ss(0.2, 0.35, abs(ph - math.floor(ph) - 0.5))
+    if gt == 1:
+        a1 = (ay * 40.0 + z * 40.0) % 1.0
+        a2 = (ay * 40.0 - z * 40.0) % 1.0
+        return max(_ss(0.3, 0.42, abs(a1 - 0.5)), _ss(0.3, 0.42, abs(a2 - 0.5)))
+    if gt == 2:
+        ph = ay * 30.0
+        return _ss(0.25, 0.4, abs(ph - math.floor(ph) - 0.5))
+    cx = ay * 28.0
+    cy = z * 28.0 + 0.5 * (math.floor(cx) % 2.0)
+    dx = cx - math.floor(cx) - 0.5
+    dy = cy - math.floor(cy) - 0.5
+    return _ss(0.25, 0.38, math.sqrt(dx * dx + dy * dy))
+
+
+@njit(cache=True, nogil=True)
 def body_decal(
     x: float,
     y: float,
@@ -217,9 +281,7 @@ def body_decal(
     rear = nx < -0.3 or (x < decal[m.X_REAR] + 0.3 and nx < 0.05)
     if front and x > decal[m.X_FRONT] - 0.6:
         # headlights, grille, lower intake (front view coordinates)
-        zs = z - decal[m.HL_Z] - decal[m.HL_SLANT] * (ay - decal[m.HL_Y])
-        hr = decal[m.HL_ROUND] * min(decal[m.HL_W], decal[m.HL_H])
-        d_hl = _rrect(ay, zs, decal[m.HL_Y], 0.0, decal[m.HL_W], decal[m.HL_H], hr)
+        d_hl, zs = _head_lamp(ay, z, decal)
         if d_hl < aa + 0.006:
             pat = 0.0
             if decal[m.DRL] > 0.5:
@@ -227,30 +289,9 @@ def body_decal(
             if d_hl > 0.0:
                 return m.PAINT, m.BLACKGLOSS, _cov(d_hl - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.HEADLIGHT, _cov(d_hl, aa), pat
-        taper = 1.0 + decal[m.GR_TAPER] * (decal[m.GR_Z] - z) / max(decal[m.GR_H], 0.01)
-        gw = decal[m.GR_W] * max(taper, 0.3)
-        d_gr = _rrect(
-            ay, z, 0.0, decal[m.GR_Z], gw, decal[m.GR_H], decal[m.GR_ROUND] * decal[m.GR_H]
-        )
+        d_gr = _grille(ay, z, decal)
         if d_gr < aa + 0.012:
-            gt = int(decal[m.GR_TYPE])
-            bars = decal[m.GR_BARS]
-            if gt == 0:
-                ph = (z - decal[m.GR_Z] + decal[m.GR_H]) / (2 * decal[m.GR_H]) * bars
-                pattern = _ss(0.2, 0.35, abs(ph - math.floor(ph) - 0.5))
-            elif gt == 1:
-                a1 = (ay * 40.0 + z * 40.0) % 1.0
-                a2 = (ay * 40.0 - z * 40.0) % 1.0
-                pattern = max(_ss(0.3, 0.42, abs(a1 - 0.5)), _ss(0.3, 0.42, abs(a2 - 0.5)))
-            elif gt == 2:
-                ph = ay * 30.0
-                pattern = _ss(0.25, 0.4, abs(ph - math.floor(ph) - 0.5))
-            else:
-                cx = ay * 28.0
-                cy = z * 28.0 + 0.5 * (math.floor(cx) % 2.0)
-                dx = cx - math.floor(cx) - 0.5
-                dy = cy - math.floor(cy) - 0.5
-                pattern = _ss(0.25, 0.38, math.sqrt(dx * dx + dy * dy))
+            pattern = _grille_pattern(ay, z, decal)
             if d_gr > 0.0:
                 return (
                     m.PAINT,
@@ -266,9 +307,14 @@ def body_decal(
             return m.PAINT, m.TRIM, _cov(z - decal[m.CLEARANCE] - 0.06, aa), 0.0
     if rear and x < decal[m.X_REAR] + 0.6:
         zt_ = z - decal[m.TL_Z]
-        d_tl = _rrect(
-            ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], decal[m.TL_H] * 0.4
-        )
+        tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
+        d_tl = _rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
+        if decal[m.TL2_DY] != 0.0:
+            d_tl = min(
+                d_tl,
+                _rrect(ay, zt_, decal[m.TL_Y] + decal[m.TL2_DY], 0.0, decal[m.TL_W],
+                       decal[m.TL_H], tr),
+            )  # fmt: skip
         if decal[m.TL_BAR] > 0.5:
             d_bar = _rrect(ay, zt_ - decal[m.TL_H] * 0.4, 0.0, 0.0, decal[m.TL_Y], 0.012, 0.01)
             d_tl = min(d_tl, d_bar)
@@ -279,6 +325,13 @@ def body_decal(
             return m.BLACKGLOSS, m.TAILLIGHT, _cov(d_tl, aa), inner
         if z < decal[m.CLEARANCE] + 0.16:
             return m.PAINT, m.TRIM, _cov(z - decal[m.CLEARANCE] - 0.16, aa), 0.0
+    if any_ > 0.45 and decal[m.SIDE_INTAKE] != 0.0:
+        # an intake scooped into the flank ahead of the rear wheel (mid-engined cars)
+        xi = decal[m.SIDE_INTAKE]
+        zi = decal[m.AXLE_Z] + decal[m.ARCH_R] * 0.55
+        d_in = _rrect(x, z + 0.25 * (x - xi), xi, zi, 0.2, 0.08, 0.06)
+        if d_in < aa:
+            return m.PAINT, m.BLACKGLOSS, _cov(d_in, aa), 0.0
     if any_ > 0.45:
         # cladding over the arches and along the sill
         if decal[m.CLADDING] > 0.5:

@@ -1,0 +1,370 @@
+"""Vehicle design data: one record per model generation: real dimensions, signature features.
+
+The records live in `data/generations.jsonl` (one JSON object a line, documented in
+`docs/VEHICLE_DATA.md`). Dimensions come from public specifications (the record's `source` names
+the kind); the optional `hints` are hard points estimated from side and front photographs, stored
+in millimetres and degrees. Every record is validated when the file is read: a bad record stops
+the load with its line number, so a typo can never reach a render.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+from typing import Any, Final
+
+from carimg.bodystyles import BODY_STYLES
+
+SOURCE_KINDS: Final = frozenset(
+    {"maker specification sheet", "press kit", "registration data", "type approval"}
+)
+ENGINE_POSITIONS: Final = frozenset({"front", "mid", "rear"})
+ROOF_LINES: Final = frozenset(
+    {
+        "three_box",  # saloon: separate boot
+        "fastback",  # roof runs down to the tail in one line, boot lid below the glass
+        "liftback",  # fastback whose glass lifts with the tailgate
+        "hatch",  # short, steep hatchback
+        "wagon",  # estate: roof runs to a near-vertical tailgate
+        "box",  # upright SUV, off-roader or MPV box
+        "bubble",  # arched roof, round cabin (Beetle, smart, Multipla)
+        "floating",  # blacked-out pillars, the roof seems to float
+        "targa",  # removable centre panel, fixed rear hoop
+        "soft_top",  # convertible or roadster
+        "cab",  # pickup cab
+        "van",  # tall van body
+    }
+)
+GRILLES: Final = frozenset(
+    {
+        "none",  # no opening at the nose (rear-engined, electric, mid-engined)
+        "kidney",  # twin kidneys side by side
+        "single_frame",  # one large trapezoid frame from bonnet to bumper
+        "seven_slot",  # seven vertical slots
+        "spindle",  # hourglass: narrow waist between upper and lower parts
+        "split",  # two separate openings either side of a body-colour nose
+        "bars",  # horizontal bars in a rectangle
+        "mesh",  # honeycomb or mesh in a rectangle
+        "shield",  # a narrow upright shield (Alfa, Bugatti)
+        "slot",  # a thin slot between the lamps, the intake below
+        "crosshair",  # a cross dividing the grille into four
+        "vertical_bars",  # upright bars (waterfall)
+        "oval",  # an oval or elliptic mouth
+        "trapezoid",  # a wide mouth, wider at the bottom
+    }
+)
+HEADLAMPS: Final = frozenset(
+    {
+        "round",  # one round lamp each side
+        "twin_round",  # two round lamps each side
+        "oval",
+        "rect",  # upright-ish rectangle
+        "slim",  # slim horizontal strip
+        "split",  # slim DRL strip above, main lamps lower down
+        "popup",  # hidden pop-up lamps
+        "stacked",  # two lamps one above the other
+        "swept",  # long lamps swept back along the wing
+        "teardrop",  # tall rounded lamp on a raised wing (911 996 style)
+    }
+)
+TAILLAMPS: Final = frozenset(
+    {
+        "rect",
+        "vertical",  # tall narrow lamps in the rear pillars
+        "round",
+        "twin_round",
+        "bar",  # one light bar across the tail
+        "slim",  # slim horizontal lamps
+        "wrap",  # wrapping round the rear corner
+    }
+)
+FEATURES: Final = frozenset(
+    {
+        "spare_wheel",  # spare wheel on the tailgate
+        "exposed_hinges",  # door hinges outside
+        "flared_fenders",  # wheel-arch flares
+        "separate_fenders",  # fenders standing off the body (Wrangler, Defender, Beetle)
+        "bonnet_bulge",  # raised bonnet centre or power bulge
+        "clamshell",  # bonnet that wraps over the wings
+        "hood_scoop",
+        "light_bar_front",  # full-width light bar across the nose
+        "two_tone",  # contrasting roof
+        "sliding_doors",
+        "roof_rails",
+        "rear_wing",
+        "ducktail",  # spoiler lip integrated in the tail
+        "side_steps",
+        "snorkel",
+        "side_intakes",  # intakes ahead of the rear wheels (mid-engined)
+        "fender_peaks",  # raised front wings with the lamps on top
+        "round_body",  # very rounded body sides and ends (Beetle, Fiat 500, Mini)
+        "bull_bar",
+        "safari_windows",  # alpine windows in the roof edge (Defender)
+        "split_windscreen",
+        "roll_hoop",
+        "headlamp_pods",  # lamps in separate pods on the wings
+    }
+)
+CABS: Final = frozenset({"regular", "extended", "crew"})
+
+_TYRE = re.compile(r"^(?P<w>\d{2,3})/(?P<a>\d{2,3})(?:Z?R|-)(?P<rim>\d{1,2}(?:\.5)?)$")
+_DIMENSION_RANGES: Final[Mapping[str, tuple[float, float]]] = {
+    "length": (1500, 13500),
+    "width": (600, 2600),
+    "height": (900, 3600),
+    "wheelbase": (1000, 7500),
+    "track_f": (50, 2200),  # motorcycles: the front tyre's width
+    "track_r": (0, 2200),  # 0: single rear wheel (motorcycles)
+    "clearance": (60, 450),
+}
+_HINT_RANGES: Final[Mapping[str, tuple[float, float]]] = {
+    "cowl": (-1500, 2200),  # windscreen base behind the front axle (mm, + rearward)
+    "hood_z": (350, 1700),  # bonnet leading edge height
+    "belt_z": (550, 1900),  # beltline height at the B-pillar
+    "screen_rake": (15, 90),  # windscreen angle from horizontal
+    "backlight_rake": (10, 90),  # rear glass angle from horizontal
+    "roof_end": (-2500, 2000),  # roof's rear end behind the rear axle (mm, + rearward)
+    "deck_z": (400, 2200),  # boot lid or tail top height
+}
+_REQUIRED: Final = ("make", "model", "generation", "years", "body", "doors", "source")
+_KNOWN_KEYS: Final = frozenset(
+    {
+        *_REQUIRED,
+        *_DIMENSION_RANGES,
+        "aliases",
+        "tyre",
+        "tyre_r",
+        "engine",
+        "roof",
+        "grille",
+        "headlamps",
+        "taillamps",
+        "features",
+        "hints",
+        "cab",
+        "bed_length",
+        "note",
+    }
+)
+
+
+class DesignDataError(ValueError):
+    """A design record breaks the documented format."""
+
+
+@dataclass(frozen=True, slots=True)
+class Tyre:
+    """A tyre size: section width (mm), aspect ratio (%), rim diameter (inches)."""
+
+    width: int
+    aspect: int
+    rim: float
+
+    @property
+    def diameter(self) -> float:
+        """Overall diameter in millimetres."""
+        return self.rim * 25.4 + 2 * self.width * self.aspect / 100
+
+    @classmethod
+    def parse(cls, text: str) -> Tyre:
+        match = _TYRE.match(text.replace(" ", "").upper())
+        if match is None:
+            raise DesignDataError(f"tyre {text!r} is not a size like 225/45R17")
+        return cls(int(match["w"]), int(match["a"]), float(match["rim"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Generation:
+    """One body shell of one model over the model years it was sold (lengths in millimetres)."""
+
+    make: str
+    model: str
+    aliases: tuple[str, ...]
+    generation: str
+    years: tuple[int, int]
+    body: str
+    doors: int
+    length: float
+    width: float
+    height: float
+    wheelbase: float
+    track_f: float
+    track_r: float
+    clearance: float
+    tyre: Tyre
+    tyre_r: Tyre
+    engine: str
+    roof: str
+    grille: str
+    headlamps: str
+    taillamps: str
+    features: frozenset[str]
+    hints: Mapping[str, float]
+    cab: str | None
+    bed_length: float | None
+    source: str
+
+    def covers(self, year: int) -> bool:
+        return self.years[0] <= year <= self.years[1]
+
+    def has(self, feature: str) -> bool:
+        return feature in self.features
+
+    @property
+    def model_slugs(self) -> tuple[str, ...]:
+        return (self.model, *self.aliases)
+
+
+def _choice(record: Mapping[str, Any], key: str, allowed: frozenset[str], default: str) -> str:
+    value = record.get(key, default)
+    if value not in allowed:
+        raise DesignDataError(f"{key} {value!r} is not one of {sorted(allowed)}")
+    return str(value)
+
+
+def _number(record: Mapping[str, Any], key: str, bounds: tuple[float, float]) -> float:
+    value = record.get(key)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise DesignDataError(f"{key} must be a number of millimetres, got {value!r}")
+    if not bounds[0] <= value <= bounds[1]:
+        raise DesignDataError(f"{key} {value} is outside {bounds[0]:g}–{bounds[1]:g}")
+    return float(value)
+
+
+def parse_generation(record: Mapping[str, Any]) -> Generation:
+    """One validated record; raises DesignDataError naming the first problem."""
+    unknown = set(record) - _KNOWN_KEYS
+    if unknown:
+        raise DesignDataError(f"unknown keys {sorted(unknown)}")
+    missing = [key for key in _REQUIRED if key not in record]
+    if missing:
+        raise DesignDataError(f"missing keys {missing}")
+    years = record["years"]
+    if not (
+        isinstance(years, list)
+        and len(years) == 2
+        and all(isinstance(y, int) for y in years)
+        and 1950 <= years[0] <= years[1] <= 2027
+    ):
+        raise DesignDataError(f"years must be [first, last] model years, got {years!r}")
+    if record["body"] not in BODY_STYLES:
+        raise DesignDataError(f"body {record['body']!r} is not one of {BODY_STYLES}")
+    if record["doors"] not in (0, 2, 3, 4, 5):
+        raise DesignDataError(f"doors must be 0, 2, 3, 4 or 5, got {record['doors']!r}")
+    if record["source"] not in SOURCE_KINDS:
+        raise DesignDataError(f"source {record['source']!r} is not one of {sorted(SOURCE_KINDS)}")
+    dims = {key: _number(record, key, bounds) for key, bounds in _DIMENSION_RANGES.items()}
+    if dims["wheelbase"] >= dims["length"]:
+        raise DesignDataError("wheelbase must be shorter than the length")
+    if max(dims["track_f"], dims["track_r"]) > dims["width"]:
+        raise DesignDataError("a track is wider than the body")
+    tyre = Tyre.parse(str(record.get("tyre", "")))
+    tyre_r = Tyre.parse(str(record["tyre_r"])) if "tyre_r" in record else tyre
+    if tyre.diameter > 0.9 * dims["height"] + 200:
+        raise DesignDataError(f"tyre {record['tyre']} is too big for a {dims['height']:g} body")
+    features = record.get("features", [])
+    if not isinstance(features, list) or set(features) - FEATURES:
+        raise DesignDataError(f"features must be a list from {sorted(FEATURES)}, got {features!r}")
+    hints = record.get("hints", {})
+    if not isinstance(hints, dict) or set(hints) - set(_HINT_RANGES):
+        raise DesignDataError(f"hints must be an object of {sorted(_HINT_RANGES)}")
+    parsed_hints = {key: _number(hints, key, _HINT_RANGES[key]) for key in hints}
+    aliases = record.get("aliases", [])
+    if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+        raise DesignDataError("aliases must be a list of model slugs")
+    cab = record.get("cab")
+    if cab is not None and cab not in CABS:
+        raise DesignDataError(f"cab {cab!r} is not one of {sorted(CABS)}")
+    bed = record.get("bed_length")
+    return Generation(
+        make=str(record["make"]),
+        model=str(record["model"]),
+        aliases=tuple(aliases),
+        generation=str(record["generation"]),
+        years=(years[0], years[1]),
+        body=str(record["body"]),
+        doors=int(record["doors"]),
+        tyre=tyre,
+        tyre_r=tyre_r,
+        engine=_choice(record, "engine", ENGINE_POSITIONS, "front"),
+        roof=_choice(record, "roof", ROOF_LINES, "three_box"),
+        grille=_choice(record, "grille", GRILLES, "bars"),
+        headlamps=_choice(record, "headlamps", HEADLAMPS, "rect"),
+        taillamps=_choice(record, "taillamps", TAILLAMPS, "rect"),
+        features=frozenset(features),
+        hints=parsed_hints,
+        cab=cab,
+        bed_length=None if bed is None else _number(record, "bed_length", (900, 3000)),
+        source=str(record["source"]),
+        **dims,
+    )
+
+
+class DesignData:
+    """The generation records, found by make, model slug, model year and body style."""
+
+    def __init__(self, generations: Iterable[Generation]) -> None:
+        self.generations = tuple(generations)
+        self._by_model: dict[tuple[str, str], list[Generation]] = defaultdict(list)
+        for generation in self.generations:
+            for slug in generation.model_slugs:
+                self._by_model[(generation.make, slug)].append(generation)
+
+    def __len__(self) -> int:
+        return len(self.generations)
+
+    def find(
+        self, make: str, model: str, year: int, body_style: str | None = None
+    ) -> Generation | None:
+        """The record for a catalog vehicle, or None.
+
+        A model slug without a record of its own falls back to the longest recorded slug it
+        starts with (`911-carrera` → `911`). Of the records covering the year, one of the asked
+        body style wins; carry-over years shared by two generations go to the newer one.
+        """
+        candidates = self._by_model.get((make, model))
+        if candidates is None:
+            parts = model.split("-")
+            for cut in range(len(parts) - 1, 0, -1):
+                candidates = self._by_model.get((make, "-".join(parts[:cut])))
+                if candidates is not None:
+                    break
+        if not candidates:
+            return None
+        covering = [g for g in candidates if g.covers(year)]
+        if not covering:
+            return None
+        ranked = sorted(covering, key=lambda g: (g.body == body_style, g.years[0]), reverse=True)
+        return ranked[0]
+
+
+def parse_design_data(lines: Iterable[str], origin: str = "generations.jsonl") -> DesignData:
+    """Parse JSON-lines records; blank lines and lines starting with `#` are skipped."""
+    generations = []
+    for number, line in enumerate(lines, start=1):
+        text = line.strip()
+        if not text or text.startswith("#"):
+            continue
+        try:
+            generations.append(parse_generation(json.loads(text)))
+        except (json.JSONDecodeError, DesignDataError) as error:
+            raise DesignDataError(f"{origin}:{number}: {error}") from error
+    return DesignData(generations)
+
+
+def read_design_data(path: Path) -> DesignData:
+    with path.open(encoding="utf-8") as handle:
+        return parse_design_data(handle, path.name)
+
+
+@functools.cache
+def load_design_data() -> DesignData:
+    """The bundled records, read once per process."""
+    text = resources.files("carimg.catalog").joinpath("data/generations.jsonl").read_text("utf-8")
+    return parse_design_data(text.splitlines())

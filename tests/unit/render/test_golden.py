@@ -1,0 +1,83 @@
+"""Golden renders: output bytes change only with a bump of RENDER_CODE_VERSION.
+
+The render version is part of every ETag and cache key. These renders use inline records (not the
+bundled design data, whose digest is part of the version by itself), so they change only when the
+renderer's code does. When a change of output is intended: bump `RENDER_CODE_VERSION` in
+`render/_version.py` and replace GOLDEN with what `python tests/unit/render/test_golden.py` prints.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from carimg.catalog._design import parse_generation
+from carimg.render import Appearance
+from carimg.render._cars import build_from_plan
+from carimg.render._model import VehicleModel
+from carimg.render._plan import _plan_from_record, plan_for
+from carimg.render._render import build_model, render_model
+from carimg.render._version import RENDER_CODE_VERSION
+
+SALOON: dict[str, Any] = {
+    "make": "golden", "model": "saloon", "generation": "G1", "years": [2018, 2024],
+    "body": "sedan", "doors": 4, "length": 4885, "width": 1840, "height": 1445,
+    "wheelbase": 2825, "track_f": 1580, "track_r": 1590, "clearance": 145,
+    "tyre": "235/45R18", "grille": "spindle", "headlamps": "slim", "taillamps": "bar",
+    "roof": "three_box", "source": "maker specification sheet",
+}  # fmt: skip
+OFF_ROADER: dict[str, Any] = {
+    **SALOON, "model": "off-roader", "body": "suv", "length": 4785, "height": 1850,
+    "wheelbase": 3010, "clearance": 250, "tyre": "255/75R17", "grille": "seven_slot",
+    "headlamps": "round", "taillamps": "vertical", "roof": "box",
+    "features": ["spare_wheel", "flared_fenders", "exposed_hinges"],
+    "hints": {"screen_rake": 58, "cowl": 700},
+}  # fmt: skip
+
+
+def _models() -> dict[str, VehicleModel]:
+    return {
+        "saloon": build_from_plan(_plan_from_record(parse_generation(SALOON), 2020)),
+        "off-roader": build_from_plan(_plan_from_record(parse_generation(OFF_ROADER), 2020)),
+        "truck": build_from_plan(plan_for(Appearance("golden", "truck", 2010, "truck"))),
+        "motorcycle": build_model(Appearance("golden", "bike", 2015, "motorcycle")),
+    }
+
+
+def golden_hashes() -> dict[str, Any]:
+    hashes = {}
+    for name, model in _models().items():
+        for yaw in (30, 90, 200):
+            rgba = render_model(model, float(yaw), "red", size=192).rgba
+            hashes[f"{name}@{yaw}"] = hashlib.sha256(rgba.tobytes()).hexdigest()[:16]
+    return {"version": RENDER_CODE_VERSION, "hashes": hashes}
+
+
+GOLDEN: dict[str, Any] = {'version': 2,
+ 'hashes': {'saloon@30': 'e11eacff2ac8a032',
+            'saloon@90': '05a581515c37a5fa',
+            'saloon@200': '1bc74c613f50876c',
+            'off-roader@30': 'fd0131fbb3d0783a',
+            'off-roader@90': 'cb33b709868941ba',
+            'off-roader@200': '491a2c513b28295c',
+            'truck@30': 'e231fe3351128b9f',
+            'truck@90': '9ed74c76191820c0',
+            'truck@200': 'f0aac7cc2aabdf57',
+            'motorcycle@30': '2455d74d2d7f7e3a',
+            'motorcycle@90': '90e885cb1343f6f8',
+            'motorcycle@200': 'bd2b71b047ee0685'}}  # fmt: skip
+
+
+def test_output_changes_only_with_a_version_bump() -> None:
+    now = golden_hashes()
+    if now["hashes"] != GOLDEN["hashes"]:
+        assert now["version"] != GOLDEN["version"], (
+            "the renderer's output changed: bump RENDER_CODE_VERSION and update GOLDEN"
+        )
+    assert now == GOLDEN, "update GOLDEN to the bumped version's hashes"
+
+
+if __name__ == "__main__":
+    import pprint
+
+    pprint.pprint(golden_hashes(), sort_dicts=False)

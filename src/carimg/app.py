@@ -7,7 +7,7 @@ from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from typing import Any
 
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.openapi.utils import get_openapi
 from fastapi.routing import APIRoute
 from starlette.routing import Route
@@ -33,9 +33,10 @@ from carimg.api import (
 )
 from carimg.api.formlimit import FormBodyLimit
 from carimg.api.headers import RequestIdMiddleware
+from carimg.api.headlimits import HeadLimits
 from carimg.api.hotpaths import HotPaths
 from carimg.api.metrics import ObserveRequests
-from carimg.api.problems import Problem, install_problem_handlers
+from carimg.api.problems import Problem, install_problem_handlers, problem_response
 from carimg.catalog import Catalog, load_catalog
 from carimg.config import Settings
 from carimg.domain.clock import Clock
@@ -57,9 +58,11 @@ def _operation_id(route: APIRoute) -> str:
 
 
 class CarimgApp(FastAPI):
-    """FastAPI, with the hot routes served in front of it (api/hotpaths)."""
+    """FastAPI, with the hot routes served in front of it (api/hotpaths), and every request's
+    head checked against the limits first (api/headlimits)."""
 
     _hot: HotPaths | None = None
+    _head_limits: HeadLimits | None = None
 
     @property
     def hot_paths(self) -> HotPaths:
@@ -67,8 +70,35 @@ class CarimgApp(FastAPI):
             self._hot = HotPaths(self, super().__call__)
         return self._hot
 
+    @property
+    def head_limits(self) -> HeadLimits:
+        if self._head_limits is None:
+            self._head_limits = HeadLimits.of(self.state.settings)
+        return self._head_limits
+
+    @property
+    def base_url(self) -> str:
+        return str(self.state.settings.base_url)
+
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "http":
+            raw_path, query = scope.get("raw_path"), scope["query_string"]
+            target = len(scope["path"] if raw_path is None else raw_path)
+            target += len(query) + 1 if query else 0  # as the request line has it: path?query
+            refusal = self.head_limits.refusal(scope["headers"], target)
+            if refusal is not None:
+                await _refuse_head(self, scope, receive, send, *refusal)
+                return
         await self.hot_paths(scope, receive, send)
+
+
+async def _refuse_head(
+    app: FastAPI, scope: Scope, receive: Receive, send: Send, status: int, detail: str
+) -> None:
+    """A head over a limit: its problem document, and the connection closed after it."""
+    scope["app"] = app
+    response = problem_response(Request(scope), status, detail, headers={"Connection": "close"})
+    await response(scope, receive, send)
 
 
 def create_app(

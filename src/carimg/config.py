@@ -8,6 +8,8 @@ from typing import Literal
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from carimg.domain import limits
+
 
 class Settings(BaseSettings):
     """Every knob of a deployment. Defaults run one process on SQLite with no external service."""
@@ -217,6 +219,32 @@ class Settings(BaseSettings):
         "sessions, home-page examples, partner-signed and open embeds) may spend on new renders "
         "each day; past it they serve cached images only (502 generation_at_capacity), and the "
         "rest of the ceiling stays for paying accounts.",
+    )
+
+    max_header_bytes: int = Field(
+        default=limits.MAX_HEADER_BYTES,
+        ge=1024,
+        description="Most bytes of all header names and values of one request together; more "
+        "is 431. Servers hold no more of a request head than every limit allows.",
+    )
+    max_header_field_bytes: int = Field(
+        default=limits.MAX_HEADER_FIELD_BYTES,
+        ge=256,
+        description="Most bytes of one header (name and value); more is 431.",
+    )
+    max_request_target_bytes: int = Field(
+        default=limits.MAX_REQUEST_TARGET_BYTES,
+        ge=256,
+        description="Most bytes of the request line's target (path and query); more is 414.",
+    )
+    max_headers: int = Field(
+        default=limits.MAX_HEADERS, ge=8, description="Most headers one request may carry (431)."
+    )
+    header_timeout: float = Field(
+        default=limits.HEADER_TIMEOUT_SECONDS,
+        gt=0,
+        description="Seconds a request's head (request line and headers) may take to arrive, "
+        "from its first byte or the connection's start; then the connection is closed (408).",
     )
 
     @field_validator("base_url")

@@ -4,6 +4,7 @@ and the hot routes are answered by the protocol itself as uvicorn would answer t
 from __future__ import annotations
 
 import asyncio
+import json
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from typing import Any
@@ -13,6 +14,7 @@ import uvicorn
 from starlette.responses import Response
 from uvicorn.server import ServerState
 
+from carimg.api.headlimits import HeadLimits
 from carimg.api.images import ImageBody
 from carimg.cli._uvicorn_http import (
     CarimgHttpProtocol,
@@ -535,3 +537,128 @@ async def test_an_answer_that_raises_is_a_500_and_the_connection_closes(
     assert response.startswith(b"HTTP/1.1 500 Internal Server Error\r\n")
     assert response.endswith(b"connection: close\r\n\r\nInternal Server Error")
     assert "Exception in ASGI application" in caplog.text
+
+
+# -- request heads, bounded as they arrive (CarimgHttpProtocol) --------------------------------
+
+SMALL_HEADS = HeadLimits(header_bytes=2048, field_bytes=1024, target_bytes=512, headers=20)
+
+
+class LimitedHotApp(HotApp):
+    """`HotApp` with the head limits and base URL the protocol reads, as `CarimgApp` has."""
+
+    base_url = "http://test"
+
+    def __init__(self, hot: FakeHotPaths, limits: HeadLimits = SMALL_HEADS) -> None:
+        super().__init__(hot)
+        self.head_limits = limits
+
+
+async def _until_closed(reader: asyncio.StreamReader, timeout: float = 5) -> bytes:
+    received = b""
+    while chunk := await asyncio.wait_for(reader.read(65536), timeout=timeout):
+        received += chunk
+    return received
+
+
+async def test_a_head_longer_than_every_limit_allows_is_431_before_it_ends(
+    hot: FakeHotPaths,
+) -> None:
+    async with serving(LimitedHotApp(hot), CarimgHttpProtocol) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(b"GET /hot HTTP/1.1\r\nHost: t\r\nX-Big: ")
+        for _ in range(64):  # 1 MiB of one header that never ends
+            writer.write(b"x" * 16384)
+            await writer.drain()
+        received = await _until_closed(reader)
+        writer.close()
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 ")
+    assert b"content-type: application/problem+json" in head
+    assert json.loads(body)["status"] == 431
+
+
+async def test_a_hot_route_refuses_a_header_over_its_limit(hot: FakeHotPaths) -> None:
+    async with serving(LimitedHotApp(hot), CarimgHttpProtocol) as served:
+        request = b"GET /hot HTTP/1.1\r\nHost: t\r\nX-Big: " + b"x" * 1100 + b"\r\n\r\n"
+        received = await _exchange(served.port, request, b"}")
+    head, _, body = received.partition(b"\r\n\r\n")
+    assert head.startswith(b"HTTP/1.1 431 ")
+    problem = json.loads(body)
+    assert problem["type"] == "http://test/docs/errors#431" and "x-big" in problem["detail"]
+    assert hot.observed == []  # the hot route never ran
+
+
+async def test_a_request_target_over_its_limit_is_414(hot: FakeHotPaths) -> None:
+    async with serving(LimitedHotApp(hot), CarimgHttpProtocol) as served:
+        request = b"GET /hot?q=" + b"x" * 600 + b" HTTP/1.1\r\nHost: t\r\n\r\n"
+        received = await _exchange(served.port, request, b"}")
+    assert received.startswith(b"HTTP/1.1 414 ")
+
+
+async def test_more_headers_than_the_limit_is_431(hot: FakeHotPaths) -> None:
+    async with serving(LimitedHotApp(hot), CarimgHttpProtocol) as served:
+        headers = b"".join(b"X-%d: 1\r\n" % number for number in range(21))
+        received = await _exchange(served.port, b"GET /hot HTTP/1.1\r\n" + headers + b"\r\n", b"}")
+    assert received.startswith(b"HTTP/1.1 431 ")
+
+
+async def test_a_head_slower_than_the_header_timeout_is_408_and_closed(
+    hot: FakeHotPaths,
+) -> None:
+    limits = HeadLimits(timeout=0.3)
+    async with serving(LimitedHotApp(hot, limits), CarimgHttpProtocol) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(b"GET /hot HTTP/1.1\r\nHost: t\r\n")  # and then nothing
+        received = await _until_closed(reader, timeout=3)
+        writer.close()
+    assert received.startswith(b"HTTP/1.1 408 ")
+
+
+async def test_a_connection_that_sends_nothing_is_closed_after_the_header_timeout(
+    hot: FakeHotPaths,
+) -> None:
+    limits = HeadLimits(timeout=0.3)
+    async with serving(LimitedHotApp(hot, limits), CarimgHttpProtocol) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        assert await _until_closed(reader, timeout=3) == b""
+        writer.close()
+
+
+async def test_a_head_after_an_idle_while_is_timed_from_its_own_first_byte(
+    hot: FakeHotPaths,
+) -> None:
+    """The connection's timer, armed at its start, fires while it is idle between requests:
+    the next request's head gets its own whole timeout."""
+    limits = HeadLimits(timeout=0.3)
+    async with serving(LimitedHotApp(hot, limits), CarimgHttpProtocol, keep_alive=5) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        await _get_hot(reader, writer)
+        await asyncio.sleep(0.5)
+        writer.write(b"GET /hot HTTP/1.1\r\n")
+        await asyncio.sleep(0.2)  # 0.7 s after the connection began, 0.2 s into this head
+        writer.write(b"Host: t\r\n\r\n")
+        received = b""
+        while not received.endswith(b"GET /hot"):
+            chunk = await asyncio.wait_for(reader.read(65536), timeout=5)
+            assert chunk, "the connection was closed"
+            received += chunk
+        writer.close()
+    assert received.startswith(b"HTTP/1.1 200 ")
+
+
+async def test_a_refused_head_is_its_connection_s_only_answer(hot: FakeHotPaths) -> None:
+    """What follows a refused head in the same read (a body, a pipelined request) is dropped:
+    no 400 for it, no answer to it."""
+    async with serving(LimitedHotApp(hot), CarimgHttpProtocol) as served:
+        reader, writer = await asyncio.open_connection("127.0.0.1", served.port)
+        writer.write(
+            b"POST /hot HTTP/1.1\r\nHost: t\r\nContent-Length: 5\r\nX-Big: "
+            + b"x" * 1100
+            + b"\r\n\r\nhelloGET /hot HTTP/1.1\r\nHost: t\r\n\r\n"
+        )
+        received = await _until_closed(reader)
+        writer.close()
+    assert received.startswith(b"HTTP/1.1 431 ")
+    assert received.count(b"HTTP/1.1 ") == 1
+    assert hot.observed == [] and hot.framework == []

@@ -14,7 +14,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.responses import Response
 
 from carimg.api.headers import REQUEST_ID_HEADER, request_id_of
-from carimg.api.jsonresponse import json_bytes
+from carimg.api.jsonresponse import json_bytes, problem_document
 from carimg.config import Settings
 from carimg.domain.errors import DomainError
 from carimg.domain.pricing import pricing_for
@@ -48,14 +48,7 @@ def problem_response(
     """A problem document response carrying the request id."""
     request_id = request_id_of(request)
     base_url: str = request.app.state.settings.base_url
-    document = {
-        "type": f"{base_url}/docs/errors#{status}",
-        "title": title or HTTPStatus(status).phrase,
-        "status": status,
-        "detail": detail,
-        "request_id": request_id,
-        **extensions,
-    }
+    document = problem_document(base_url, status, detail, request_id, title, **extensions)
     response_headers = {
         REQUEST_ID_HEADER: request_id,
         **getattr(request.state, "rate_headers", {}),

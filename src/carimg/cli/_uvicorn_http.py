@@ -36,7 +36,8 @@ from uvicorn.protocols.http.httptools_impl import (
     RequestResponseCycle,
 )
 
-from carimg.api.headers import REQUEST_ID_HEADER, header_lines
+from carimg.api.headers import REQUEST_ID_HEADER, accepted_request_id, header_lines
+from carimg.api.headlimits import HeadLimits, problem_bytes
 
 if TYPE_CHECKING:
     from starlette.types import Scope
@@ -46,7 +47,8 @@ if TYPE_CHECKING:
 
 _log = logging.getLogger("uvicorn.error")
 _HOT_METHODS = (b"GET", b"HEAD")
-_REQUEST_ID_LINE = REQUEST_ID_HEADER.lower().encode("latin-1") + b": "
+_REQUEST_ID_NAME = REQUEST_ID_HEADER.lower().encode("latin-1")
+_REQUEST_ID_LINE = _REQUEST_ID_NAME + b": "
 _SERVER_ERROR = (
     STATUS_LINE[500] + b"content-type: text/plain; charset=utf-8\r\ncontent-length: 21\r\n"
     b"connection: close\r\n\r\nInternal Server Error"
@@ -172,6 +174,15 @@ class _NoEvent:
 _NO_EVENT = _NoEvent()
 
 
+class _DoneCycle:
+    """What uvicorn's callbacks find in `cycle` after a refused head: an answered request."""
+
+    response_complete = True
+    disconnected = False
+    keep_alive = False
+    message_event = _NO_EVENT
+
+
 class _HotCycle:
     """What uvicorn's protocol keeps of a request a hot route answers (in `cycle`, where its
     callbacks and `shutdown` look): whether the response is done, the connection's fate."""
@@ -187,7 +198,7 @@ class _HotCycle:
         self.disconnected = False
 
 
-class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
+class HotRoutesHttpProtocol(CoalescingHttpToolsProtocol):
     """`CoalescingHttpToolsProtocol` that answers the hot routes itself (see the module)."""
 
     _hot: HotPaths | None = None
@@ -318,6 +329,137 @@ class CarimgHttpProtocol(CoalescingHttpToolsProtocol):
 
 
 _defaults: tuple[object, bytes] = (None, b"")  # uvicorn's default headers, and their lines
+
+
+class CarimgHttpProtocol(HotRoutesHttpProtocol):
+    """`HotRoutesHttpProtocol` with every request head bounded as it arrives (api/headlimits):
+    httptools holds a head of any length, so more than `HeadLimits.head_bytes` of one is a 431
+    at once; a head over a limit once parsed is refused here as the app refuses it (the hot
+    routes never reach the app); and a head, timed from its first byte or the connection's
+    start, that takes longer than `HeadLimits.timeout` closes the connection (a 408 when some
+    of it came). One timer per connection, as for keep-alive: a head notes when it began, and
+    the timer is armed only when none is pending."""
+
+    _limits = HeadLimits()
+    _base_url = ""
+    _head_since: float | None = None  # loop time the head under way began; None: none is
+    _head_bytes = 0  # bytes of the head under way received in earlier reads
+    _head_seen = False  # the head under way has a first byte
+    _head_ended = False  # a head ended within the read being parsed
+    _head_timer: asyncio.TimerHandle | None = None  # after a refusal: the close, see `_refuse`
+    _refused = False
+
+    def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+        super().connection_made(transport)
+        app = _carimg_app(self.app)
+        if app is not None:
+            self._limits, self._base_url = app.head_limits, app.base_url
+        self._head_begins()
+
+    def _head_begins(self) -> None:
+        self._head_since = self.loop.time()
+        if self._head_timer is None:
+            self._head_timer = self.loop.call_later(self._limits.timeout, self._head_due)
+
+    def _head_due(self) -> None:
+        self._head_timer = None
+        since = self._head_since
+        if since is None:  # no head under way: the next one arms the timer again
+            return
+        left = since + self._limits.timeout - self.loop.time()
+        if left > 0:
+            self._head_timer = self.loop.call_later(left, self._head_due)
+        elif self._head_seen:
+            seconds = f"{self._limits.timeout:g}"
+            self._refuse(408, f"The request's head did not arrive within {seconds} seconds.")
+        else:  # a connection that never sent a byte: nobody to answer
+            self.transport.close()
+
+    def data_received(self, data: bytes) -> None:
+        if self._refused:
+            return  # dropped until the connection closes
+        under_way = self._head_since is not None and self._head_seen
+        self._head_ended = False
+        super().data_received(data)
+        if self._head_since is None or self._refused or self.transport.is_closing():
+            return
+        if under_way and not self._head_ended:
+            self._head_bytes += len(data)  # the whole read was head
+        else:  # the head began within this read: counted from the next one (a read is bounded)
+            self._head_bytes = 0
+        if self._head_bytes > self._limits.head_bytes:
+            self._refuse(431, f"The request's head is over {self._limits.head_bytes} bytes.")
+
+    def on_message_begin(self) -> None:
+        if self._refused:  # what follows a refused head in the same read
+            return
+        super().on_message_begin()
+        self._head_seen = True
+        if self._head_since is None:  # pipelined, or after an idle while
+            self._head_begins()
+
+    def on_headers_complete(self) -> None:
+        if self._refused:
+            return
+        self._head_since, self._head_bytes = None, 0
+        self._head_seen, self._head_ended = False, True
+        refusal = self._limits.refusal(self.headers, len(self.url))
+        if refusal is None:
+            super().on_headers_complete()
+        else:
+            self._refuse(*refusal)
+
+    def _refuse(self, status: int, detail: str) -> None:
+        """Answer a refused head with its problem document, then end the connection: its
+        sending side at once, and the rest once the client closes or `LINGER_SECONDS` pass,
+        reading and dropping what it still sends meanwhile (closed with unread data, the
+        connection would be reset, and a reset client may lose the answer). Closed without an
+        answer while an earlier pipelined response is still being written."""
+        self._head_since, self._refused = None, True
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+        transport = self.transport
+        if self.cycle is not None and not self.cycle.response_complete:
+            transport.close()
+            return
+        # uvicorn's body and message-end callbacks, for what follows in the same read, find a
+        # request already answered
+        self.cycle = cast(RequestResponseCycle, _DoneCycle())
+        sent = dict(self.headers or ()).get(b"x-request-id")
+        request_id = accepted_request_id(None if sent is None else sent.decode("latin-1"))
+        body = problem_bytes(self._base_url, status, detail, request_id)
+        lines = [
+            (b"content-type", b"application/problem+json"),
+            (b"content-length", str(len(body)).encode("ascii")),
+            (_REQUEST_ID_NAME, request_id.encode("latin-1")),
+            (b"connection", b"close"),
+        ]
+        defaults = _default_lines(self.server_state.default_headers)
+        transport.write(STATUS_LINE[status] + defaults + header_lines(lines) + b"\r\n" + body)
+        if not transport.can_write_eof():
+            transport.close()
+            return
+        transport.write_eof()
+        self._head_timer = self.loop.call_later(LINGER_SECONDS, transport.close)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        super().connection_lost(exc)
+        self._head_since = None
+        if self._head_timer is not None:
+            self._head_timer.cancel()
+            self._head_timer = None
+
+
+LINGER_SECONDS = 2.0
+
+
+def _carimg_app(app: object) -> Any:
+    """The carimg app under `app` (uvicorn's tracing wrapper, say), or None for another app."""
+    for _ in range(4):
+        if hasattr(app, "head_limits"):
+            return app
+        app = getattr(app, "app", None)
+    return None
 
 
 def _default_lines(headers: list[tuple[bytes, bytes]]) -> bytes:

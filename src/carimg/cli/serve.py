@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any, get_args
 
 import typer
@@ -11,7 +12,10 @@ from carimg.config import Settings
 if TYPE_CHECKING:
     from collections.abc import Callable
 
+    from granian.http import HTTP1Settings
     from granian.log import LogLevels
+
+    from carimg.api.headlimits import HeadLimits
 
 APP = "carimg.app:create_app_from_env"  # a factory: each server process builds its own app
 SERVERS: tuple[str, ...] = get_args(Settings.model_fields["server"].annotation)
@@ -112,6 +116,8 @@ def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None
     from granian.constants import Interfaces, Loops
     from granian.server import Server
 
+    from carimg.api.headlimits import HeadLimits
+
     log_config = _log_config(settings)
     # granian's own records (logger `_granian`, also what its Rust core logs) through the same
     # scrubbing JSON or text formatter; granian sets that logger's level from `log_level`
@@ -130,7 +136,23 @@ def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None
         log_dictconfig=log_config,
         log_access=False,  # carimg.access logs each request with its id and route
         workers_kill_timeout=settings.shutdown_timeout,
+        http1_settings=granian_http1(HeadLimits.of(settings)),
     ).serve()
+
+
+def granian_http1(limits: HeadLimits) -> HTTP1Settings:
+    """granian's HTTP/1 settings for `limits`: a head may take `timeout` seconds to arrive, and
+    granian buffers no more than `head_bytes` of it (hyper answers a longer head 431 without a
+    body, and more than 100 headers 431 too); the app checks each header and the target."""
+    from granian.http import HTTP1Settings
+
+    return HTTP1Settings(
+        header_read_timeout=math.ceil(limits.timeout * 1000),
+        max_buffer_size=max(_HYPER_MIN_BUFFER, limits.head_bytes),
+    )
+
+
+_HYPER_MIN_BUFFER = 8192  # hyper refuses a smaller read buffer
 
 
 _RUNNERS: dict[str, Callable[[Settings, str, int, int], None]] = {

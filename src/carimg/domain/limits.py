@@ -25,3 +25,12 @@ SEARCH_LIMIT_DEFAULT: Final = 10
 MIN_YEAR: Final = 1990
 MAX_QUERY_YEAR: Final = 2027
 JSON_INT_MAX: Final = 2**63 - 1  # the widest integer JSON is parsed to and written back from
+
+# Request heads (bounded by every server carimg runs under, see api/headlimits)
+MAX_HEADER_BYTES: Final = 32 * 1024  # all header names and values of one request together
+MAX_HEADER_FIELD_BYTES: Final = 8 * 1024  # one header's name and value
+MAX_REQUEST_TARGET_BYTES: Final = 8 * 1024  # the request line's target: path and query
+MAX_HEADERS: Final = 100
+HEADER_TIMEOUT_SECONDS: Final = (
+    10.0  # from a request's first byte (or the connection's) to its headers' end
+)

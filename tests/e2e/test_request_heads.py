@@ -1,0 +1,77 @@
+"""Request heads under both servers `carimg serve` runs (uvicorn with carimg's protocol, and
+granian with its HTTP/1 settings): a header over its limit is a 431 problem document, a head
+far longer than every limit is refused before it ends, and a head that arrives too slowly has
+its connection closed (CARIMG_HEADER_TIMEOUT, here 1 s)."""
+
+from __future__ import annotations
+
+import socket
+import time
+from collections.abc import Iterator
+from urllib.parse import urlsplit
+
+import httpx
+import pytest
+
+from carimg.domain.limits import MAX_HEADER_FIELD_BYTES
+from tests.e2e.serving import Running, start, stop
+
+pytestmark = pytest.mark.e2e
+
+
+@pytest.fixture(scope="module", params=["uvicorn", "granian"])
+def running(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Running]:
+    server = str(request.param)
+    started = start(tmp_path_factory.mktemp(server), "--server", server, CARIMG_HEADER_TIMEOUT="1")
+    yield started
+    stop(started)
+
+
+def connect(running: Running) -> socket.socket:
+    address = urlsplit(running.server.url)
+    return socket.create_connection((address.hostname, address.port), timeout=10)
+
+
+def read_all(connection: socket.socket) -> bytes:
+    """What the server sends until it closes (or resets) the connection."""
+    received = b""
+    try:
+        while chunk := connection.recv(65536):
+            received += chunk
+    except ConnectionResetError:
+        pass
+    return received
+
+
+def test_a_header_over_its_limit_is_a_431_problem(running: Running) -> None:
+    big = {"X-Big": "x" * MAX_HEADER_FIELD_BYTES}
+    response = httpx.get(f"{running.server.url}/api/health", headers=big)
+    assert response.status_code == 431
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["status"] == 431
+
+
+def test_a_head_far_over_every_limit_is_refused_before_it_ends(running: Running) -> None:
+    connection = connect(running)
+    connection.sendall(b"GET /api/health HTTP/1.1\r\nHost: t\r\nX-Big: ")
+    refused = False
+    try:
+        for _ in range(4096):  # up to 64 MiB of one header that never ends
+            connection.sendall(b"x" * 16384)
+    except (BrokenPipeError, ConnectionResetError):
+        refused = True  # the server closed it: it holds no more
+    received = read_all(connection)
+    connection.close()
+    assert refused or received.startswith(b"HTTP/1.1 431 ")
+
+
+def test_a_head_slower_than_the_header_timeout_is_closed(running: Running) -> None:
+    connection = connect(running)
+    connection.sendall(b"GET /api/health HTTP/1.1\r\nHost: t\r\n")  # and then nothing
+    started = time.monotonic()
+    received = read_all(connection)
+    connection.close()
+    assert time.monotonic() - started < 5
+    assert not received.startswith(b"HTTP/1.1 200")

@@ -198,12 +198,19 @@ class Settings(BaseSettings):
         description="New image variants one playground cookie may preview per day (UTC) on "
         "/images/car.png; past it the preview answers 429.",
     )
+    session_daily_limit: int = Field(
+        default=200,
+        ge=1,
+        description="New image variants one signed-in account may preview for free per day "
+        "(UTC) on /images/car.png (the session grant); past it the preview answers 429.",
+    )
     preview_address_daily_limit: int = Field(
         default=1000,
         ge=1,
-        description="New image variants the playground may preview per day (UTC) for one client "
-        "address (an IPv6 address counts by its /64), whatever cookies it holds; past it the "
-        "preview answers 429. Behind a proxy every client shares the proxy's address.",
+        description="New image variants the playground and signed-in sessions may preview for "
+        "free per day (UTC) for one client address (an IPv6 address counts by its /64), whatever "
+        "cookies and accounts it uses; past it the preview answers 429. Behind a proxy every "
+        "client shares the proxy's address.",
     )
     playground_cookies_per_minute: int = Field(
         default=10,

@@ -10,6 +10,7 @@ import pytest
 from carimg.domain.clock import FixedClock
 from carimg.domain.embed import PLAYGROUND_COOKIE
 from carimg.services import Services
+from tests.web.helpers import sign_up
 
 SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 LIMIT_OF_TWO = pytest.mark.parametrize("overrides", [{"playground_daily_limit": 2}])
@@ -221,3 +222,35 @@ async def test_revisits_with_a_valid_playground_cookie_are_not_new_cookies(
         page = await client.get("/playground")
         assert page.status_code == 200
         assert page.headers["set-cookie"].startswith(f"{PLAYGROUND_COOKIE}=")
+
+
+SIGNED_IN_CHEAPLY = {"password_hash_memory_kib": 64, "password_hash_iterations": 1}
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("overrides", [{"session_daily_limit": 2, **SIGNED_IN_CHEAPLY}])
+async def test_a_signed_in_session_previews_its_daily_limit_of_new_variants_then_429(
+    client: httpx.AsyncClient, signed_in: str
+) -> None:
+    await spend_allowance_of_two(client, {})
+    refused = await client.get(preview(66))
+    assert refused.status_code == 429
+    problem = refused.json()
+    assert (problem["code"], problem["scope"], problem["limit"]) == (
+        "session_daily_limit",
+        "account",
+        2,
+    )
+    assert (await client.get(preview(64))).status_code == 200  # a variant it previewed: free
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("overrides", [{"preview_address_daily_limit": 2, **SIGNED_IN_CHEAPLY}])
+async def test_signed_in_previews_count_against_the_address_daily_limit(
+    client: httpx.AsyncClient, services: Services
+) -> None:
+    await spend_allowance_of_two(client, with_cookie(services))
+    await sign_up(client)  # a new account from the same address
+    refused = await client.get(preview(66))
+    assert refused.status_code == 429
+    assert refused.json()["scope"] == "address"

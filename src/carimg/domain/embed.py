@@ -5,9 +5,10 @@
 3. the home-page examples: free;
 4. an API key in a header (the `key` query parameter only when the legacy setting is on): 1 credit;
 5. a signed-in session, or the playground cookie: free; a playground cookie previews at most
-   `playground_daily_limit` distinct variants a day (repeat loads of one variant count once), and
-   the playground cookies of one client address `preview_address_daily_limit` together; one
-   address is given at most `playground_cookies_per_minute` new cookies.
+   `playground_daily_limit` distinct variants a day (repeat loads of one variant count once), a
+   signed-in account `session_daily_limit`, and the cookies and sessions of one client address
+   `preview_address_daily_limit` together; one address is given at most
+   `playground_cookies_per_minute` new playground cookies.
 Anything else is 401 (or, while the deployment still serves open embeds, free with a warning).
 Every free grant's new renders come from the free grants' share of the daily render ceiling.
 """
@@ -141,44 +142,53 @@ class EmbedGrants:
         return str(payload.get("id") or token.rpartition(".")[2][:24])
 
     async def session_grant(self, cookies: dict[str, str], variant: str, ip: str) -> bool:
-        """A signed-in session, or a playground cookie within its daily previews of new
-        variants and its address's (429 past either)."""
-        if await self._signed_in(cookies):
+        """A signed-in session, or a playground cookie, within its daily previews of new variants
+        and its address's (429 past either)."""
+        settings, address = self._settings, address_key(ip)
+        account = await self._signed_in(cookies)
+        if account is not None:
+            limit = settings.session_daily_limit
+            await self._count_preview(("ps", account, limit, "account"), address, variant)
             return True
         playground = self._cookie_id(cookies, PLAYGROUND_COOKIE)
         if playground is None:
             return False
-        await self._count_preview(playground, address_key(ip), variant)
+        limit = settings.playground_daily_limit
+        await self._count_preview(("pg", playground, limit, "cookie"), address, variant)
         return True
 
-    async def _signed_in(self, cookies: dict[str, str]) -> bool:
-        """A validly signed, unexpired session cookie whose session is still live."""
+    async def _signed_in(self, cookies: dict[str, str]) -> str | None:
+        """The account of a validly signed, unexpired session cookie whose session is still
+        live, else None."""
         token = cookies.get(SESSION_COOKIE)
         payload = unsign_value(self._secret, SESSION_COOKIE, token) if token else None
         if not payload or float(payload.get("exp", 0)) <= self._clock.time():
-            return False
-        if self._live_session is None:
-            return True
-        return await self._live_session(str(payload.get("sid", "")))
+            return None
+        if self._live_session is not None and not await self._live_session(
+            str(payload.get("sid", ""))
+        ):
+            return None
+        return str(payload.get("acc", ""))
 
-    async def _count_preview(self, cookie_id: str, address: str, variant: str) -> None:
-        """Count a variant new to this cookie today against the cookie's and the address's daily
-        previews (each counts a variant once); 429, counting nothing, past either."""
+    async def _count_preview(
+        self, owner: tuple[str, str, int, str], address: str, variant: str
+    ) -> None:
+        """Count a variant new to its owner (a playground cookie `pg` or an account `ps`: kind,
+        id, daily limit, scope) today against the owner's and the address's daily previews
+        (each counts a variant once); 429, counting nothing, past either."""
+        kind, owner_id, limit, scope = owner
         now = math.floor(self._clock.time())
         day, left = now // _DAY, _DAY - now % _DAY
-        cookie_total, address_total = f"pg:{cookie_id}:{day}", f"pga:{address}:{day}"
-        settings = self._settings
-        by_cookie = await self._take(cookie_total, variant, settings.playground_daily_limit, left)
-        if by_cookie is False:
-            return  # this cookie already previewed this variant today
-        if by_cookie is None:
-            raise _preview_limit(
-                "This playground session", settings.playground_daily_limit, day, left
-            )
-        limit = settings.preview_address_daily_limit
-        if await self._take(address_total, variant, limit, left) is None:
-            await self._give_back(cookie_total, variant, left)
-            raise _preview_limit("This address", limit, day, left, scope="address")
+        owner_total, address_total = f"{kind}:{owner_id}:{day}", f"pga:{address}:{day}"
+        by_owner = await self._take(owner_total, variant, limit, left)
+        if by_owner is False:
+            return  # this cookie or account already previewed this variant today
+        if by_owner is None:
+            raise _preview_limit(scope, limit, day, left)
+        address_limit = self._settings.preview_address_daily_limit
+        if await self._take(address_total, variant, address_limit, left) is None:
+            await self._give_back(owner_total, variant, left)
+            raise _preview_limit("address", address_limit, day, left)
 
     async def _take(self, total_key: str, variant: str, limit: int, left: int) -> bool | None:
         """Count `variant` once under `total_key` for the day: False when it was counted
@@ -212,13 +222,22 @@ class EmbedGrants:
         return FreeImage(image.data, image.width, image.height, image.source, grant, max_age)
 
 
-def _preview_limit(who: str, limit: int, day: int, left: int, scope: str = "cookie") -> RateLimited:
+# scope of a preview limit -> who reached it, the problem's code, what to do instead
+_PREVIEWERS = {
+    "cookie": ("This playground session", "playground_daily_limit", "Sign in, or use an API key"),
+    "account": ("This account's signed-in session", "session_daily_limit", "Use an API key"),
+    "address": ("This address", "playground_daily_limit", "Use an API key"),
+}
+
+
+def _preview_limit(scope: str, limit: int, day: int, left: int) -> RateLimited:
+    who, code, instead = _PREVIEWERS[scope]
     reset_at = datetime.fromtimestamp((day + 1) * _DAY, UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     return RateLimited(
-        f"{who} previewed its {limit} new images for today; previews resume at {reset_at}. "
-        "Sign in, or use an API key, for more.",
+        f"{who} previewed its {limit} free new images for today; previews resume at "
+        f"{reset_at}. {instead} for more.",
         retry_after=left,
-        code="playground_daily_limit",
+        code=code,
         limit=limit,
         reset_at=reset_at,
         scope=scope,

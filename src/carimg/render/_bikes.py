@@ -6,12 +6,23 @@ superellipsoids, wheels are thin tyres with spoked rims.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
+from carimg.catalog._design import Generation, load_design_data
 from carimg.render import _materials as m
 from carimg.render._appearance import Appearance, stable_seed
 from carimg.render._cars import add_wheel, era
-from carimg.render._mesh import F64, MeshBuilder, rounded_box, superellipsoid, tube
+from carimg.render._mesh import (
+    F64,
+    Mesh,
+    MeshBuilder,
+    outward_faces,
+    rounded_box,
+    superellipsoid,
+    tube,
+)
 from carimg.render._model import PROFILE_SAMPLES, VehicleModel
 
 P3 = tuple[float, float, float]
@@ -37,8 +48,20 @@ def _fender(
     b.add_grid(pts, mat, orient="auto")
 
 
-def _motorcycle(b: MeshBuilder, rng: np.random.Generator, e: float) -> None:
-    style = ["naked", "sport", "cruiser", "adventure"][int(rng.integers(0, 4))]
+def _motorcycle_style(record: Generation | None, rng: np.random.Generator) -> str:
+    """The frame family: from the record's proportions where there is one, else by seed."""
+    if record is None:
+        return ["naked", "sport", "cruiser", "adventure"][int(rng.integers(0, 4))]
+    if record.height >= 1330:
+        return "adventure"
+    if record.wheelbase >= 1560 and record.height <= 1250:
+        return "cruiser"
+    if record.headlamps in ("slim", "split", "swept", "stacked"):
+        return "sport"
+    return "naked"
+
+
+def _motorcycle(b: MeshBuilder, rng: np.random.Generator, e: float, style: str) -> None:
     wb = {"naked": 1.42, "sport": 1.4, "cruiser": 1.65, "adventure": 1.52}[style]
     wb *= 1 + float(rng.uniform(-0.03, 0.03))
     rf = {"naked": 0.305, "sport": 0.3, "cruiser": 0.33, "adventure": 0.345}[style]
@@ -167,18 +190,76 @@ def _rickshaw(b: MeshBuilder, rng: np.random.Generator, e: float) -> None:
     b.add_grid(rounded_box((-1.12, -0.62, 0.26), (-0.9, 0.62, 0.34), 0.4), m.TRIM)
 
 
+def fit_to_record(mesh: Mesh, record: Generation) -> Mesh:
+    """Stretch the frame to the record's length, height and wheelbase; wheels stay round.
+
+    Wheels are moved and scaled as rigid parts to the record's axles and tyre diameter; the
+    rest of the mesh is scaled along x (to the wheelbase) and z (to the height). Two passes: the
+    wheels' new size changes the overall extents the first pass measured.
+    """
+    for _ in range(3):
+        mesh = _fit_once(mesh, record)
+    return mesh
+
+
+def _fit_once(mesh: Mesh, record: Generation) -> Mesh:
+    verts = mesh.verts.copy()
+    normals = mesh.normals.copy()
+    wheel_tris = np.isin(mesh.mats, (m.TIRE, m.RIM))
+    wheel_verts = np.zeros(len(verts), dtype=bool)
+    wheel_verts[mesh.tris[wheel_tris].ravel()] = True
+    wheel_x = verts[wheel_verts, 0]
+    middle = (wheel_x.min() + wheel_x.max()) / 2
+    groups = [wheel_verts & (verts[:, 0] > middle), wheel_verts & (verts[:, 0] <= middle)]
+    centres = [(verts[g, 0].min() + verts[g, 0].max()) / 2 for g in groups]
+    radii = [(verts[g, 2].max() - verts[g, 2].min()) / 2 for g in groups]
+    sx = record.wheelbase / 1000 / (centres[0] - centres[1])
+    others = ~wheel_verts
+    extent_z = float(verts[:, 2].max())
+    new_r = [record.tyre.diameter / 2000, record.tyre_r.diameter / 2000]
+    sz = record.height / 1000 / extent_z
+    verts[others, 0] *= sx
+    verts[others, 2] *= sz
+    normals[others, 0] /= sx
+    normals[others, 2] /= sz
+    lengths = np.linalg.norm(normals[others], axis=1, keepdims=True)
+    normals[others] /= np.maximum(lengths, 1e-12)
+    for group, centre, radius, target in zip(groups, centres, radii, new_r, strict=True):
+        k = target / radius
+        verts[group, 0] = centre * sx + (verts[group, 0] - centre) * k
+        verts[group, 1] *= k
+        verts[group, 2] = target + (verts[group, 2] - radius) * k
+    # the overall length: stretch the non-wheel parts once more so the ends meet the record
+    length = float(np.ptp(verts[:, 0]))
+    if abs(length * 1000 / record.length - 1) > 0.01:
+        mid = (verts[:, 0].max() + verts[:, 0].min()) / 2
+        far = np.abs(verts[:, 0] - mid) > (record.wheelbase / 2000)
+        stretch = others & far
+        verts[stretch, 0] = mid + (verts[stretch, 0] - mid) * (record.length / 1000 / length)
+    verts = np.ascontiguousarray(verts)
+    normals = np.ascontiguousarray(normals)
+    outward = np.empty_like(mesh.outward)
+    outward_faces(verts, normals, mesh.tris, outward)
+    return replace(mesh, verts=verts, normals=normals, outward=outward)
+
+
 def build_small(app: Appearance) -> VehicleModel:
     """Mesh for a motorcycle, scooter or auto-rickshaw."""
     rng = np.random.default_rng(stable_seed("model", app.make, app.model, app.variation))
     e = era(app.year)
+    record = load_design_data().find(app.make, app.model, app.year, app.body_style)
+    if record is not None and record.body != app.body_style:
+        record = None
     b = MeshBuilder()
     if app.body_style == "motorcycle":
-        _motorcycle(b, rng, e)
+        _motorcycle(b, rng, e, _motorcycle_style(record, rng))
     elif app.body_style == "scooter":
         _scooter(b, rng, e)
     else:
         _rickshaw(b, rng, e)
     mesh = b.build()
+    if record is not None:
+        mesh = fit_to_record(mesh, record)
     decal: F64 = np.zeros(m.N_PARAMS)
     decal[m.X_FRONT] = float(mesh.verts[:, 0].max())
     decal[m.X_REAR] = float(mesh.verts[:, 0].min())

@@ -51,6 +51,11 @@ class _Silhouette:
         self.roof_z = H - (ROOF_CROWN if plan.rear != "open" else 0.0)
         self.cowl_s = float(np.clip(plan.cowl_s, 0.25, L * 0.7))
         self.cowl_z = max(plan.belt_z + 0.01, plan.nose_z + 0.02)
+        if _roundness(plan) < 0.1:
+            # a slab-sided off-roader or van: its bonnet runs nearly flat to the screen
+            self.nose_z = max(plan.nose_z, self.cowl_z - 0.06)
+        else:
+            self.nose_z = plan.nose_z
         if plan.rear in ("box",) or plan.style in ("bus", "truck"):
             self.cowl_z = min(self.cowl_z, plan.belt_z)
         self.rf_s = self.cowl_s + screen_run(plan, self.roof_z - self.cowl_z)
@@ -75,7 +80,7 @@ class _Silhouette:
         L = p.length
         rnd = _roundness(p)
         nose_drop = 0.05 + 0.09 * rnd
-        pts = [(0.0, p.nose_z - nose_drop), (0.07 + 0.12 * rnd, p.nose_z)]
+        pts = [(0.0, self.nose_z - nose_drop), (0.07 + 0.12 * rnd, self.nose_z)]
         if p.rear == "open":
             return [
                 *pts,
@@ -106,8 +111,13 @@ class _Silhouette:
             ]
         if p.roof == "bubble":
             return [*pts[:-1], *self._arch()]
-        mid = (self.rf_s + self.rr_s) / 2
-        pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
+        if p.rear == "fast":
+            # a fastback's roof peaks over the front seats and falls away in one line
+            peak = self.rf_s + 0.3 * (self.rr_s - self.rf_s)
+            pts += [(peak, self.roof_z), (self.rr_s, self.roof_z - drop - 0.035)]
+        else:
+            mid = (self.rf_s + self.rr_s) / 2
+            pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
         if p.rear in ("notch", "fast"):
             return [*pts, (self.deck_s, p.deck_z), (L - 0.1, p.deck_z - 0.02), (L, p.deck_z - 0.12)]
         if p.rear == "hatch":
@@ -229,7 +239,7 @@ def _half_section(
     for k, (y, z) in enumerate(cols):
         out[:, k, 0] = y
         out[:, k, 1] = z
-    for _ in range(3):
+    for _ in range(1 + round(2 * rnd)):  # rounder bodies, softer section corners
         out[:, 1:-1] = 0.25 * out[:, :-2] + 0.5 * out[:, 1:-1] + 0.25 * out[:, 2:]
     out[:, -1, 0] = 0.0
     out[:, -2, 1] = 0.5 * out[:, -2, 1] + 0.5 * out[:, -1, 1]
@@ -243,14 +253,20 @@ def _loft(s: F64, half: F64, length: float, r_front: float, r_rear: float) -> F6
     centre_z = (half[:, 0, 1] + half[:, -1, 1]) / 2
 
     def cap(idx: int, r: float, front: bool) -> list[F64]:
-        rings = []
-        for phi in np.linspace(0, np.pi / 2, 7)[1:]:
-            sc = np.cos(phi)
-            if phi == np.pi / 2:
-                sc = 0.0  # collapse to a point: the shell is closed (no pinhole at the ends)
-            sec = full[idx].copy()
-            sec[:, 0] *= sc
-            sec[:, 1] = centre_z[idx] + (sec[:, 1] - centre_z[idx]) * sc
+        # a flat fascia: the section is inset along a quarter circle of radius r (the rounded
+        # edge), then closed by a flat fan to its centre point (no pinhole, no pillow dome)
+        base = full[idx]
+        half_w = max(float(np.abs(base[:, 0]).max()), 1e-3)
+        half_h = max(float(np.ptp(base[:, 1])) / 2, 1e-3)
+        rings: list[F64] = []
+        for phi in [*np.linspace(0, np.pi / 2, 6)[1:], np.pi / 2]:
+            inset = r * (1 - np.cos(phi))
+            sy, sz = max(0.0, 1 - inset / half_w), max(0.0, 1 - inset / half_h)
+            if len(rings) == 5:
+                sy = sz = 0.0  # collapse to a point: the shell is closed
+            sec = base.copy()
+            sec[:, 0] *= sy
+            sec[:, 1] = centre_z[idx] + (sec[:, 1] - centre_z[idx]) * sz
             ds = r * np.sin(phi)
             x_s = s[idx] - ds if front else s[idx] + ds
             rings.append(np.column_stack([np.full(len(sec), x_s), sec]))
@@ -744,6 +760,12 @@ def _decal_params(
         win_rear_s = sil.cowl_s
     else:
         win_rear_s = min(L - 0.12, sil.rr_s + (sil.deck_s - sil.rr_s) * 0.2) - 0.05
+    if plan.roof == "hatch" or (plan.roof == "bubble" and plan.style != "kei"):
+        # a hatch's thick C-pillar: the side glass ends ahead of the tailgate and leans forward
+        win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase + 0.12)
+        p[m.WIN_REAR_LEAN] = 0.55
+    elif plan.rear == "hatch":
+        p[m.WIN_REAR_LEAN] = 0.12
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
     p[m.PILLAR_W] = 0.075 if L < 6 else 0.12
@@ -803,7 +825,7 @@ def _decal_params(
         p[m.CABIN_REAR] = x_of(sil.deck_s - 0.35)
     if plan.has("side_intakes"):
         p[m.SIDE_INTAKE] = x_rw + arch_r + 0.25
-    _lamps_and_grille(p, plan, s, w)
+    _lamps_and_grille(p, plan, s, w, sil.nose_z)
     rng = np.random.default_rng(int(plan.length * 1000) * 7919 + int(plan.height * 1000))
     p[m.RIM_N] = float(rng.choice([5, 5, 6, 7, 10, 5]))
     p[m.RIM_STYLE] = float(rng.integers(0, 4))
@@ -823,7 +845,7 @@ def _decal_params(
     return p
 
 
-def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64) -> None:
+def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> None:
     """Head lamps, grille, intake and tail lamps in front/rear-view coordinates (|y|, z)."""
     L = plan.length
     big = L > 6
@@ -837,9 +859,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64) -> None:
     p[m.HL_ROUND] = hround
     p[m.HL_SLANT] = slant
     p[m.HL_Y] = w_front - hw - 0.03
-    p[m.HL_Z] = plan.nose_z - hh - 0.035 if not big else plan.clearance + 0.55
+    p[m.HL_Z] = nose_z - hh - 0.035 if not big else plan.clearance + 0.55
     if plan.headlamps in ("round", "teardrop") and plan.has("fender_peaks"):
-        p[m.HL_Z] = plan.nose_z - hh * 0.6
+        p[m.HL_Z] = nose_z - hh * 0.6
     p[m.HL2_DY], p[m.HL2_DZ], p[m.HL2_W], p[m.HL2_H] = dy2 * scale, dz2, w2 * scale, h2 * scale
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
@@ -879,3 +901,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64) -> None:
         p[m.TL_Z] = plan.belt_z - th - 0.04
     else:
         p[m.TL_Z] = plan.deck_z - th - 0.06
+    # bumper shut lines; cars of the 1990s and older wear a dark bumper band under them
+    p[m.BUMPER_F_Z] = max(p[m.GR_Z] - p[m.GR_H] - 0.04, plan.clearance + 0.3)
+    if plan.grille == "none" or big:
+        p[m.BUMPER_F_Z] = max(p[m.LI_Z] + p[m.LI_H] + 0.06, plan.clearance + 0.3)
+    p[m.BUMPER_R_Z] = max(p[m.TL_Z] - p[m.TL_H] - 0.08, plan.clearance + 0.28)
+    p[m.BUMPER_BAND] = 1.0 if plan.year < 1997 and plan.style not in ("bus", "truck") else 0.0

@@ -53,6 +53,7 @@ X_RR: Final = _layout.slot("x_rr")  # roof rear
 X_GH_END: Final = _layout.slot("x_gh_end")  # greenhouse ends (rear glass base or tail)
 WIN_FRONT: Final = _layout.slot("win_front")  # side glass x range
 WIN_REAR: Final = _layout.slot("win_rear")
+WIN_REAR_LEAN: Final = _layout.slot("win_rear_lean")  # forward shift of the rear edge per metre up
 PILLAR_W: Final = _layout.slot("pillar_w")
 PILLAR_BLACK: Final = _layout.slot("pillar_black")
 MAX_PILLARS: Final = 12
@@ -110,6 +111,9 @@ WIN_TOP_INSET: Final = _layout.slot("win_top_inset")
 WIN_BOTTOM: Final = _layout.slot("win_bottom")  # extra height of window bottom above belt
 HANDLE_Z: Final = _layout.slot("handle_z")
 DRL: Final = _layout.slot("drl")
+BUMPER_F_Z: Final = _layout.slot("bumper_f_z")  # bumper shut line heights, front and rear
+BUMPER_R_Z: Final = _layout.slot("bumper_r_z")
+BUMPER_BAND: Final = _layout.slot("bumper_band")  # 1 = a dark band under the shut lines
 SIDE_INTAKE: Final = _layout.slot("side_intake")  # x of an intake ahead of the rear wheel, 0 none
 RIM_N: Final = _layout.slot("rim_n")  # spokes
 RIM_W: Final = _layout.slot("rim_w")  # spoke width (fraction of the gap)

@@ -91,7 +91,7 @@ def _vertex_normals(verts: F64, tris: I32, out: F64) -> None:
 
 
 @njit(cache=True, nogil=True)
-def _outward_faces(verts: F64, normals: F64, tris: I32, out: F64) -> None:
+def outward_faces(verts: F64, normals: F64, tris: I32, out: F64) -> None:
     """Face normals (unnormalised) flipped to agree with the part's vertex normals."""
     for t in range(tris.shape[0]):
         i0 = tris[t, 0]
@@ -189,7 +189,7 @@ class MeshBuilder:
         self._parts.append(np.full(len(tris), self._part, dtype=np.int32))
         self._closed.append(np.full(len(tris), closed, dtype=np.bool_))
         outward = np.empty((len(tris), 3))
-        _outward_faces(
+        outward_faces(
             np.ascontiguousarray(verts), np.ascontiguousarray(normals), np.ascontiguousarray(tris),
             outward,
         )  # fmt: skip

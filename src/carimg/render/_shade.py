@@ -235,12 +235,14 @@ def body_decal(
         if any_ > 0.5:
             zlo = belt + decal[m.WIN_BOTTOM]
             zhi = top - decal[m.WIN_TOP_INSET]
-            inside = min(min(z - zlo, zhi - z), min(decal[m.WIN_FRONT] - x, x - decal[m.WIN_REAR]))
+            # the rear edge leans forward with height (a hatch's C-pillar)
+            rear_edge = decal[m.WIN_REAR] + decal[m.WIN_REAR_LEAN] * (z - zlo)
+            inside = min(min(z - zlo, zhi - z), min(decal[m.WIN_FRONT] - x, x - rear_edge))
             # rounded corners: soften the distance where two edges meet
             a1 = z - zlo
             a2 = zhi - z
             a3 = decal[m.WIN_FRONT] - x
-            a4 = x - decal[m.WIN_REAR]
+            a4 = x - rear_edge
             rc = 0.05
             if a3 < rc and a2 < rc:
                 inside = min(inside, rc - math.sqrt((rc - a3) ** 2 + (rc - a2) ** 2))
@@ -325,6 +327,20 @@ def body_decal(
             return m.BLACKGLOSS, m.TAILLIGHT, _cov(d_tl, aa), inner
         if z < decal[m.CLEARANCE] + 0.16:
             return m.PAINT, m.TRIM, _cov(z - decal[m.CLEARANCE] - 0.16, aa), 0.0
+    if decal[m.IS_CAR] > 0.5:
+        bz = -1.0
+        if x > decal[m.WHEEL_F] + decal[m.ARCH_R] * 0.9 and (front or any_ > 0.45):
+            bz = decal[m.BUMPER_F_Z]
+        elif x < decal[m.WHEEL_R] - decal[m.ARCH_R] * 0.9 and (rear or any_ > 0.45):
+            bz = decal[m.BUMPER_R_Z]
+        if bz > 0.0:
+            if decal[m.BUMPER_BAND] > 0.5 and z < bz + aa:
+                d_band = max(z - bz, bz - 0.13 - z)
+                if d_band < aa:
+                    return m.PAINT, m.TRIM, _cov(d_band, aa), 0.0
+            seam_b = abs(z - bz) - 0.0025
+            if seam_b < aa:
+                return m.PAINT, m.UNDER, _cov(seam_b, aa) * 0.85, 0.0
     if any_ > 0.45 and decal[m.SIDE_INTAKE] != 0.0:
         # an intake scooped into the flank ahead of the rear wheel (mid-engined cars)
         xi = decal[m.SIDE_INTAKE]

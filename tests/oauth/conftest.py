@@ -50,8 +50,11 @@ class Flow:
             **extra,
         }
 
-    async def authorize(self, *, scope: str | None = None, **extra: str) -> tuple[str, str]:
-        """Authorize and approve on the consent page; returns (code, verifier)."""
+    async def authorize(
+        self, *, scope: str | None = None, keep: tuple[str, ...] = (), **extra: str
+    ) -> tuple[str, str]:
+        """Authorize and approve on the consent page, the optional scopes in `keep` ticked;
+        returns (code, verifier)."""
         verifier, challenge = pkce_pair()
         params = self.request(
             challenge, **{"state": "xyz", **({"scope": scope} if scope else {}), **extra}
@@ -63,7 +66,12 @@ class Flow:
         sealed = query_of(start.headers["location"])["request"]
         decided = await self.client.post(
             "/oauth/consent",
-            data={"csrf_token": csrf_of(consent.text), "request": sealed, "decision": "approve"},
+            data={
+                "csrf_token": csrf_of(consent.text),
+                "request": sealed,
+                "decision": "approve",
+                "scopes": list(keep),
+            },
         )
         assert decided.status_code == 303, decided.text
         answer = query_of(decided.headers["location"])
@@ -83,8 +91,8 @@ class Flow:
             },
         )
 
-    async def tokens(self, scope: str | None = None) -> dict[str, Any]:
-        code, verifier = await self.authorize(scope=scope)
+    async def tokens(self, scope: str | None = None, keep: tuple[str, ...] = ()) -> dict[str, Any]:
+        code, verifier = await self.authorize(scope=scope, keep=keep)
         response = await self.exchange(code, verifier)
         assert response.status_code == 200, response.text
         tokens: dict[str, Any] = response.json()

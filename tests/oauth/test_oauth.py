@@ -8,6 +8,8 @@ import pytest
 from authlib.oauth2.rfc8414 import AuthorizationServerMetadata
 
 from carimg.domain.clock import FixedClock
+from carimg.domain.web_accounts import session_principal
+from carimg.services import Services
 from tests.oauth.conftest import Flow, pkce_pair, query_of
 from tests.web.helpers import csrf_of
 
@@ -219,12 +221,21 @@ async def test_disconnecting_on_the_dashboard_ends_tokens_at_once(flow: Flow) ->
     assert (await flow.refresh(tokens["refresh_token"])).json()["error"] == "invalid_grant"
 
 
-async def test_connected_app_cannot_open_the_billing_portal(flow: Flow) -> None:
-    tokens = await flow.tokens(scope="images:read account:read billing:write")
+async def test_connected_app_cannot_open_the_billing_portal(flow: Flow, services: Services) -> None:
+    """Not even for an account that bought credits (whose keys may open it)."""
+    account = await services.accounts.by_email(flow.email)
+    bought = await services.billing.checkout(session_principal(account), credits=5000)
+    assert bought.checkout is not None and (await services.billing.confirm(bought.checkout.id))[0]
+    tokens = await flow.tokens(
+        scope="images:read account:read billing:write", keep=("billing:write",)
+    )
+    assert "billing:write" in tokens["scope"].split()
     response = await flow.client.post(
         "/api/v1/billing/portal", headers={"Authorization": f"Bearer {tokens['access_token']}"}
     )
-    assert response.status_code in (400, 403)
+    assert response.status_code == 403
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["required_scope"] == "billing:write"
 
 
 async def test_connection_does_not_count_as_an_api_key(flow: Flow) -> None:

@@ -16,10 +16,12 @@ import stripe
 
 from carimg.config import Settings
 from carimg.domain.clock import Clock
-from carimg.domain.errors import InvalidParameter, InvalidRequest, Unavailable
+from carimg.domain.errors import Forbidden, InvalidParameter, InvalidRequest, Unavailable
+from carimg.domain.keys import BILLING_WRITE
 from carimg.domain.pricing import Pricing
 from carimg.domain.signing import sign_value
 from carimg.store.checkouts import Checkout, CheckoutStore
+from carimg.store.oauth import CONNECTION_PREFIX
 from carimg.store.records import Principal
 
 PORTAL_LIFETIME = 3600
@@ -188,7 +190,14 @@ class Billing:
         return await self._store.get(checkout_id)
 
     async def portal(self, principal: Principal) -> HostedUrl:
-        """A hosted customer portal; it needs a previous purchase (400 otherwise)."""
+        """A hosted customer portal, for a key or the dashboard, never for a connected app (403,
+        whatever its scopes); it needs a previous purchase (400 otherwise)."""
+        if principal.key.prefix == CONNECTION_PREFIX:
+            raise Forbidden(
+                "Connected apps cannot open the billing portal, whatever their scopes: a portal "
+                "URL needs an API key with billing:write, or the dashboard.",
+                required_scope=BILLING_WRITE,
+            )
         purchases = await self._store.paid_of(principal.account.id)
         if not purchases:
             raise InvalidRequest(

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
+from carimg.backends import ProceduralBackend
 from carimg.catalog import Catalog
 from carimg.config import Settings
 from carimg.domain.account import AccountView
@@ -155,7 +156,9 @@ async def build_services(
     feedback_store = FeedbackStore(db)
     usage = UsageStore(db)
     queue = _render_queue(settings, cache)
-    renderer = Renderer(pool, cache, RENDERER_VERSION, feedback_store, queue)
+    renderer = Renderer(
+        ProceduralBackend(pool, cache, RENDERER_VERSION, queue), cache, feedback_store
+    )
     caps = PlanCaps(pricing, clock)
     budget = RenderBudget(
         counters, clock, settings.daily_render_ceiling, settings.free_render_share

@@ -59,7 +59,7 @@ class RenderCalls:
     def __init__(self, services: Services) -> None:
         self.count = 0
         self.fail_with: BaseException | None = None
-        pool = services.images.renderer.pool
+        pool = services.render_pool
         self._original: Callable[..., Awaitable[bytes]] = pool.render
 
         async def render(*args: Any) -> bytes:

@@ -206,7 +206,7 @@ async def test_usage_30d_counts_an_image_a_batch_of_urls_and_a_refund(
     async def failing(*_: object) -> bytes:
         raise RuntimeError("renderer crashed")
 
-    monkeypatch.setattr(services.images.renderer.pool, "render", failing)
+    monkeypatch.setattr(services.render_pool, "render", failing)
     refunded = await client.get(
         IMAGE_URL, params={**CAMRY, "color": fresh_paint()}, headers=customer.headers
     )

@@ -43,7 +43,7 @@ def stand_in_renders(services: Services, monkeypatch: pytest.MonkeyPatch) -> Non
     async def render(*_: object) -> bytes:
         return stand_in_png()
 
-    monkeypatch.setattr(services.images.renderer.pool, "render", render)
+    monkeypatch.setattr(services.render_pool, "render", render)
 
 
 async def entries(services: Services, account_id: str) -> list[LedgerEntry]:
@@ -195,7 +195,7 @@ async def test_a_render_that_fails_after_the_charge_is_502_and_refunded(
     async def failing(*_: object) -> bytes:
         raise RuntimeError("renderer crashed")
 
-    monkeypatch.setattr(services.images.renderer.pool, "render", failing)
+    monkeypatch.setattr(services.render_pool, "render", failing)
     response = await client.get(
         IMAGE_URL, params={**CAMRY, "color": fresh_paint()}, headers=customer.headers
     )

@@ -273,7 +273,7 @@ async def test_feedback_by_the_request_id_of_a_refunded_render_is_404(
     async def failing(*_: object) -> bytes:
         raise RuntimeError("renderer crashed")
 
-    monkeypatch.setattr(services.images.renderer.pool, "render", failing)
+    monkeypatch.setattr(services.render_pool, "render", failing)
     rid = request_id()
     failed = await deliver(client, customer, {**CAMRY, "color": fresh_paint()}, rid)
     assert failed.status_code == 502

@@ -46,7 +46,7 @@ async def test_a_renewal_load_that_fails_gives_the_renewal_back(
     async def broken(*_: object) -> bytes:
         raise RuntimeError("render crashed")
 
-    services.images.renderer.pool.render = broken  # type: ignore[method-assign]
+    services.render_pool.render = broken  # type: ignore[method-assign]
     assert (await client.get(path)).status_code == 502
     # the renewal is given back, and so is the URL's own credit (its first load failed)
     assert await services.ledger.balance(customer.account_id) == balance + 1
@@ -80,7 +80,7 @@ async def test_a_render_worker_crash_is_a_503_that_costs_nothing(
     async def crashed(*_: object) -> bytes:
         raise RenderPoolRestarted("a render worker died")
 
-    services.images.renderer.pool.render = crashed  # type: ignore[method-assign]
+    services.render_pool.render = crashed  # type: ignore[method-assign]
     response = await client.get(
         IMAGE_URL, params={**CAMRY, "color": fresh_paint()}, headers=customer.headers
     )

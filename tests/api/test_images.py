@@ -328,7 +328,7 @@ async def test_concurrent_requests_for_one_new_variant_share_one_render(
     client: httpx.AsyncClient, customer: Customer, services: Services
 ) -> None:
     calls = 0
-    pool = services.images.renderer.pool
+    pool = services.render_pool
     original = pool.render
 
     async def counting(*args: object) -> bytes:

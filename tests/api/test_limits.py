@@ -70,7 +70,7 @@ def renders(services: Services, monkeypatch: pytest.MonkeyPatch) -> list[str]:
         calls.append(paint)
         return stand_in_png()
 
-    monkeypatch.setattr(services.images.renderer.pool, "render", render)
+    monkeypatch.setattr(services.render_pool, "render", render)
     return calls
 
 

@@ -80,7 +80,7 @@ async def test_a_refunded_render_counts_no_vehicle(
     async def broken(*_: object) -> bytes:
         raise RuntimeError("render crashed")
 
-    services.images.renderer.pool.render = broken  # type: ignore[method-assign]
+    services.render_pool.render = broken  # type: ignore[method-assign]
     response = await client.get(
         "/api/v1/images/car",
         params={**camry(2018), "color": fresh_paint()},

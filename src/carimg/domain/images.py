@@ -22,6 +22,7 @@ from PIL import Image
 from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg import metrics
+from carimg.catalog import Vehicle
 from carimg.domain.clock import Clock
 from carimg.domain.errors import RenderFailed, Unavailable
 from carimg.domain.etags import etag_matches
@@ -31,8 +32,7 @@ from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
-from carimg.queue import RenderQueueUnavailable
-from carimg.render import Appearance, RenderPool, RenderPoolRestarted, derive
+from carimg.render import Appearance, derive
 from carimg.store.blobs import BlobStoreError
 from carimg.store.inline import InlineSqlite
 from carimg.store.records import Account, Principal
@@ -76,28 +76,48 @@ class VariationSource(Protocol):
         """The variation when known without waiting, else None."""
 
 
-class RenderQueue(Protocol):
-    """New sources rendered by other processes (`carimg.queue`), stored in the shared cache."""
+@dataclass(frozen=True, slots=True)
+class SourceRequest:
+    """A source render to make: one catalog vehicle, view, paint and variation (seed)."""
 
-    async def render(self, key: str, appearance: Appearance, view: str, paint: str) -> bytes: ...
+    key: str  # where the source goes in the render cache
+    vehicle: Vehicle
+    view: str
+    paint: str  # a preset name or "#rrggbb"
+    variation: int
+
+    @property
+    def appearance(self) -> Appearance:
+        model = self.vehicle.model
+        return Appearance(
+            self.vehicle.make.slug, model.slug, self.vehicle.year, model.body_style, self.variation
+        )
+
+
+class RenderBackend(Protocol):
+    """Who makes new source renders (`carimg.backends`: the procedural renderer, a generative
+    model): 1024×1024 RGBA PNGs, in the render cache under the request's key by the time
+    `render` returns. Its failures are `Unavailable` (503: retry) or any other error (502)."""
+
+    @property
+    def version(self) -> str:
+        """Part of every render-cache key and ETag: changes whenever the output would."""
+
+    def admit(self) -> None:
+        """Raise `Unavailable` when no new render can start now (before anything is charged)."""
+
+    async def render(self, request: SourceRequest) -> bytes: ...
 
 
 class Renderer:
-    """Source renders through the render pool (or the render queue) and the cache, one render
-    per new variant."""
+    """Source renders through the render backend and the cache, one render per new variant."""
 
     def __init__(
-        self,
-        pool: RenderPool,
-        cache: RenderCache,
-        version: str,
-        variations: VariationSource,
-        queue: RenderQueue | None = None,
+        self, backend: RenderBackend, cache: RenderCache, variations: VariationSource
     ) -> None:
-        self.pool = pool
-        self.queue = queue
+        self.backend = backend
         self.cache = cache
-        self.version = version
+        self.version = backend.version
         self._variations = variations
         self._in_flight: dict[str, asyncio.Future[bytes]] = {}
         self._sizes: dict[str, tuple[int, int]] = {}  # variant key -> pixels
@@ -162,8 +182,12 @@ class Renderer:
             return await self.cache.has_source(spec.source_key(self.version))
 
     async def is_cold(self, spec: ImageSpec) -> bool:
-        """Neither the image nor its source exists yet: serving it means a new render."""
-        return await self.cached(spec) is None and not await self.has_source(spec)
+        """Neither the image nor its source exists yet: serving it means a new render (and the
+        backend must take one now: else `Unavailable`, raised before anything is charged)."""
+        cold = await self.cached(spec) is None and not await self.has_source(spec)
+        if cold:
+            self.backend.admit()
+        return cold
 
     async def source(self, spec: ImageSpec) -> bytes:
         """The source PNG: from the cache, or rendered once however many requests wait for it."""
@@ -179,26 +203,9 @@ class Renderer:
         self._in_flight[key] = future
         started = time.perf_counter()
         try:
-            vehicle = spec.vehicle
-            appearance = Appearance(
-                vehicle.make.slug,
-                vehicle.model.slug,
-                vehicle.year,
-                vehicle.model.body_style,
-                spec.variation,
-            )
-            if self.queue is not None:  # a worker renders it into the shared cache
-                png = await self._queued(key, appearance, spec)
-            else:
-                try:
-                    png = await self.pool.render(appearance, spec.view, spec.paint)
-                except RenderPoolRestarted as restarted:
-                    raise Unavailable(
-                        "The renderer restarted; nothing was charged for this attempt. Retry.",
-                        headers={"Retry-After": "2"},
-                    ) from restarted
-                with _store_errors():
-                    await self.cache.put_source(key, png)
+            request = SourceRequest(key, spec.vehicle, spec.view, spec.paint, spec.variation)
+            with _store_errors():
+                png = await self.backend.render(request)
             metrics.RENDERS_OK.inc()
             metrics.RENDER_SECONDS.observe(time.perf_counter() - started)
             future.set_result(png)
@@ -211,19 +218,6 @@ class Renderer:
             raise
         finally:
             del self._in_flight[key]
-
-    async def _queued(self, key: str, appearance: Appearance, spec: ImageSpec) -> bytes:
-        assert self.queue is not None
-        try:
-            with _store_errors():
-                return await self.queue.render(key, appearance, spec.view, spec.paint)
-        except RenderQueueUnavailable as error:
-            logger.warning("render queue: %s", error)
-            raise Unavailable(
-                "No render worker finished this image in time; nothing was charged for this "
-                "attempt. Retry.",
-                headers={"Retry-After": "5"},
-            ) from error
 
     async def image(self, spec: ImageSpec) -> RenderedImage:
         """The encoded image and where it came from: derived cache, cached source, or a render."""

@@ -4,12 +4,23 @@ from __future__ import annotations
 
 import io
 import random
+from functools import cache
 
 import httpx
-from PIL import Image
+from PIL import Image, ImageDraw
 
 IMAGE_URL = "/api/v1/images/car"
 CAMRY = {"make": "toyota", "model": "camry", "year": "2020"}
+
+
+@cache
+def stand_in_png() -> bytes:
+    """A source render to stand in for the renderer's where only rules are tested (cheap)."""
+    image = Image.new("RGBA", (1024, 1024), (0, 0, 0, 0))
+    ImageDraw.Draw(image).rectangle((200, 400, 824, 700), fill=(90, 90, 100, 255))
+    buffer = io.BytesIO()
+    image.save(buffer, "PNG")
+    return buffer.getvalue()
 
 
 def fresh_paint() -> str:

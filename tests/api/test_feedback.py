@@ -13,8 +13,9 @@ import httpx
 import pytest
 
 from carimg.config import Settings
+from carimg.domain.clock import FixedClock
 from carimg.services import Services
-from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
+from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint, stand_in_png
 from tests.conftest import Customer
 
 FEEDBACK_URL = "/api/v1/feedback"
@@ -68,6 +69,24 @@ async def deliver(
 
 def request_id() -> str:
     return f"fb-test:{uuid.uuid4().hex}"
+
+
+@pytest.fixture
+def stand_in(services: Services, monkeypatch: pytest.MonkeyPatch) -> None:
+    """New renders are a stand-in picture: delivering a fresh paint costs no real render."""
+
+    async def render(_appearance: object, _view: str, _paint: str) -> bytes:
+        return stand_in_png()
+
+    monkeypatch.setattr(services.render_pool, "render", render)
+
+
+async def received(client: httpx.AsyncClient, customer: Customer, paint: str) -> str:
+    """Deliver the `paint` thumbnail to `customer` (one credit); returns the request id."""
+    rid = request_id()
+    response = await deliver(client, customer, {**THUMB, "color": paint}, rid)
+    assert response.status_code == 200, response.text
+    return rid
 
 
 # -- authentication and scope ---------------------------------------------------------------
@@ -346,6 +365,7 @@ async def test_feedback_is_free(
 
 
 @THRESHOLD_2
+@pytest.mark.usefixtures("stand_in")
 async def test_negative_reports_reaching_the_threshold_flag_the_render(
     client: httpx.AsyncClient, customer: Customer, make_customer
 ) -> None:  # type: ignore[no-untyped-def]
@@ -357,9 +377,12 @@ async def test_negative_reports_reaching_the_threshold_flag_the_render(
         {"rating": 2},
         {"rating": 4, "verdict": "bad"},
     ):
-        body = {**VEHICLE, "color": fresh_paint(), **negative}
-        first = assert_recorded(await send(client, customer, body), flagged=False)
-        second = assert_recorded(await send(client, other, body), flagged=True)
+        paint = fresh_paint()
+        mine, theirs = await received(client, customer, paint), await received(client, other, paint)
+        first = assert_recorded(await send(client, customer, {"request_id": mine, **negative}))
+        second = assert_recorded(
+            await send(client, other, {"request_id": theirs, **negative}), flagged=True
+        )
         assert first == second
 
 
@@ -385,33 +408,80 @@ async def test_positive_feedback_never_flags(client: httpx.AsyncClient, customer
 
 
 @SQLITE_ONLY
+@pytest.mark.usefixtures("stand_in")
 async def test_the_default_threshold_is_three_accounts_reporting(
     client: httpx.AsyncClient, make_customer
 ) -> None:  # type: ignore[no-untyped-def]
-    body = {**VEHICLE, "color": fresh_paint(), "verdict": "bad"}
-    reporters = [await make_customer() for _ in range(4)]
-    flags = [(await send(client, c, body)).json()["data"]["flagged"] for c in reporters]
+    paint = fresh_paint()
+    flags = []
+    for _ in range(4):
+        reporter: Customer = await make_customer()
+        rid = await received(client, reporter, paint)
+        response = await send(client, reporter, {"request_id": rid, "verdict": "bad"})
+        flags.append(response.json()["data"]["flagged"])
     assert flags == [False, False, True, False]
 
 
 @THRESHOLD_2
+@pytest.mark.usefixtures("stand_in")
 async def test_reports_from_different_accounts_add_up_to_the_threshold(
     client: httpx.AsyncClient, customer: Customer, make_customer
 ) -> None:  # type: ignore[no-untyped-def]
     other: Customer = await make_customer()
-    body = {**VEHICLE, "color": fresh_paint(), "verdict": "bad"}
-    assert_recorded(await send(client, customer, body), flagged=False)
-    assert_recorded(await send(client, other, body), flagged=True)
+    paint = fresh_paint()
+    mine, theirs = await received(client, customer, paint), await received(client, other, paint)
+    assert_recorded(await send(client, customer, {"request_id": mine, "verdict": "bad"}))
+    assert_recorded(
+        await send(client, other, {"request_id": theirs, "verdict": "bad"}), flagged=True
+    )
 
 
 @THRESHOLD_2
+@pytest.mark.usefixtures("stand_in")
 async def test_the_count_starts_again_at_the_new_variation(
+    client: httpx.AsyncClient, make_customer, clock: FixedClock
+) -> None:  # type: ignore[no-untyped-def]
+    paint = fresh_paint()
+    flags = []
+    for _ in range(5):
+        clock.advance(1)  # each delivery after the last flag
+        reporter: Customer = await make_customer()
+        rid = await received(client, reporter, paint)
+        response = await send(client, reporter, {"request_id": rid, "rating": 1})
+        flags.append(response.json()["data"]["flagged"])
+    assert flags == [False, True, False, True, False]
+
+
+@THRESHOLD_2
+async def test_reports_from_accounts_that_never_received_the_render_never_flag_it(
     client: httpx.AsyncClient, make_customer
 ) -> None:  # type: ignore[no-untyped-def]
-    body = {**VEHICLE, "color": fresh_paint(), "rating": 1}
-    reporters = [await make_customer() for _ in range(5)]
+    """Zero-credit accounts naming a render by vehicle: recorded, never counted."""
+    body = {**VEHICLE, "color": fresh_paint(), "verdict": "bad"}
+    reporters = [await make_customer(credits=0) for _ in range(3)]
     flags = [(await send(client, c, body)).json()["data"]["flagged"] for c in reporters]
-    assert flags == [False, True, False, True, False]
+    assert flags == [False, False, False]
+
+
+@THRESHOLD_2
+@pytest.mark.usefixtures("stand_in")
+async def test_a_report_on_an_earlier_variation_does_not_count_toward_the_current_one(
+    client: httpx.AsyncClient, customer: Customer, make_customer, clock: FixedClock
+) -> None:  # type: ignore[no-untyped-def]
+    other: Customer = await make_customer()
+    paint = fresh_paint()
+    mine, theirs = await received(client, customer, paint), await received(client, other, paint)
+    clock.advance(1)  # the render is flagged after those deliveries
+    assert_recorded(await send(client, customer, {"request_id": mine, "verdict": "bad"}))
+    assert_recorded(
+        await send(client, other, {"request_id": theirs, "verdict": "bad"}), flagged=True
+    )
+    clock.advance(1)
+    third: Customer = await make_customer()
+    newer = await received(client, third, paint)  # the new variation
+    assert_recorded(await send(client, third, {"request_id": newer, "verdict": "bad"}))
+    # the first account again, by the delivery of the variation it received (the old one)
+    assert_recorded(await send(client, customer, {"request_id": mine, "verdict": "bad"}))
 
 
 @THRESHOLD_2
@@ -433,8 +503,11 @@ async def test_a_flagged_render_is_delivered_as_a_new_variation_and_the_old_byte
     bad = {"request_id": rid, "verdict": "bad", "reason": "wheels float"}
     assert_recorded(await send(client, customer, bad), flagged=False)
     other: Customer = await make_customer()
-    by_vehicle = {"make": "toyota", "model": "camry", "year": 2020, "color": params["color"]}
-    assert_recorded(await send(client, other, {**by_vehicle, "verdict": "bad"}), flagged=True)
+    theirs = request_id()
+    assert (await deliver(client, other, params, theirs)).status_code == 200
+    assert_recorded(
+        await send(client, other, {"request_id": theirs, "verdict": "bad"}), flagged=True
+    )
 
     new = await client.get(
         IMAGE_URL,

@@ -438,8 +438,10 @@ async def test_a_flagged_render_is_not_served_from_a_kept_answer(
     url = await mint_url(client, customer.headers)
     for _ in range(3):  # the third is a kept answer where rows are cached
         before = await client.get(url)
-    vehicle = {key: THUMB[key] for key in ("make", "model", "year")}
-    report = {**vehicle, "verdict": "bad"}
+    # only a report by the request that delivered the render to its account counts
+    received = {**customer.headers, "X-Request-Id": "req-received-1"}
+    assert (await client.get(IMAGE_URL, params=THUMB, headers=received)).status_code == 200
+    report = {"request_id": "req-received-1", "verdict": "bad"}
     flagged = await client.post("/api/v1/feedback", json=report, headers=customer.headers)
     assert flagged.json()["data"]["flagged"] is True
     assert not answers_at_once(app, url)  # the new variation is not in memory yet

@@ -8,20 +8,17 @@ before anything is drawn) and a fresh paint per test.
 
 from __future__ import annotations
 
-import io
-from functools import cache
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from PIL import Image, ImageDraw
 
 from carimg.config import Settings
 from carimg.domain.clock import FixedClock
 from carimg.domain.embed import PLAYGROUND_COOKIE
 from carimg.services import Services
-from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
+from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint, stand_in_png
 from tests.conftest import Customer
 
 ANY_ETAG = {"If-None-Match": "*"}
@@ -50,15 +47,6 @@ def settings(tmp_path: Path, database_url: str, overrides: dict[str, Any]) -> Se
         render_workers=0,
         **overrides,
     )
-
-
-@cache
-def stand_in_png() -> bytes:
-    image = Image.new("RGBA", (1024, 1024), (0, 0, 0, 0))
-    ImageDraw.Draw(image).rectangle((200, 400, 824, 700), fill=(90, 90, 100, 255))
-    buffer = io.BytesIO()
-    image.save(buffer, "PNG")
-    return buffer.getvalue()
 
 
 @pytest.fixture

@@ -91,6 +91,10 @@ class FeedbackRequest(BaseModel):
     "/api/v1/feedback",
     operation_id="create_feedback",
     summary="Rate a delivered render (free); repeated bad reports regenerate it",
+    description="Bad reports (verdict bad, or a rating of 1 or 2) from "
+    "`CARIMG_FEEDBACK_FLAG_THRESHOLD` accounts send a render back for a new variation; a report "
+    "counts only when it names the `request_id` that delivered that variation to its account. "
+    "Other reports are recorded and change nothing.",
     status_code=201,
     response_class=Response,
     responses={

@@ -5,6 +5,10 @@ and color). It is negative when the verdict is `bad` or the rating is 1 or 2. Wh
 reports on one render (at its current variation) reach the deployment's threshold
 (`CARIMG_FEEDBACK_FLAG_THRESHOLD`, default 3), the render moves to its next variation: the next
 delivery renders a new seed under a new ETag, and the old bytes stay in the cache for audit.
+Only accounts that received that variation count: a report counts when it names the request id
+of a paid delivery of the render to its account since the variation began. Any other report is
+recorded and never moves a render (else accounts that never paid for an image could change its
+ETag for everyone, and bill everyone's next conditional request as a new image).
 """
 
 from __future__ import annotations

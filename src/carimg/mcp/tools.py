@@ -477,8 +477,9 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
         ] = None,
     ) -> FeedbackResult:
         """Report whether a delivered image looks right (free). Send a rating or a verdict, and
-        identify the image by request_id or by make, model and year. Repeated bad reports send
-        the render back for regeneration (flagged is then true)."""
+        identify the image by request_id or by make, model and year. Bad reports from several
+        accounts, each naming the request_id that delivered the image to it, send the render
+        back for regeneration (flagged is then true); other reports are only recorded."""
         feedback = Feedback(
             request_id=request_id, make=make, model=model, year=year, view=view, color=color,
             rating=rating, verdict=verdict, reason=reason,

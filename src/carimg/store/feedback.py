@@ -6,11 +6,11 @@ import asyncio
 import time
 from datetime import datetime
 
-from sqlalchemy import func, insert, select, update
+from sqlalchemy import func, insert, select, true, update
 from sqlalchemy.exc import IntegrityError
 
 from carimg.store.db import Database
-from carimg.store.tables import feedback, render_variations
+from carimg.store.tables import deliveries, feedback, render_variations
 
 
 class FeedbackStore:
@@ -42,11 +42,34 @@ class FeedbackStore:
             )
 
     async def negative_count(self, asset_key: str, variation: int) -> int:
-        """Accounts (not reports) that judged the asset's variation badly: one customer
-        repeating a report cannot regenerate a render for everyone."""
+        """Accounts (not reports) that judged the asset's variation badly, each by the request
+        id that delivered that variation to it (a delivery since the variation began): one
+        customer repeating a report cannot regenerate a render for everyone, nor can accounts
+        that never received it."""
         negative = (feedback.c.verdict == "bad") | (feedback.c.rating <= 2)
-        query = select(func.count(func.distinct(feedback.c.account_id))).where(
-            feedback.c.asset_key == asset_key, feedback.c.variation == variation, negative
+        since = (
+            select(render_variations.c.flagged_at)
+            .where(
+                render_variations.c.asset_key == asset_key,
+                render_variations.c.variation == variation,
+            )
+            .scalar_subquery()
+        )
+        received = deliveries.c.created_at >= since if variation else true()
+        query = (
+            select(func.count(func.distinct(feedback.c.account_id)))
+            .select_from(feedback)
+            .join(  # by the deliveries' key: one lookup per report of this variation
+                deliveries,
+                (deliveries.c.request_id == feedback.c.request_id)
+                & (deliveries.c.account_id == feedback.c.account_id),
+            )
+            .where(
+                feedback.c.asset_key == asset_key,
+                feedback.c.variation == variation,
+                negative,
+                received,
+            )
         )
         async with self._db.read.connect() as conn:
             return int(await conn.scalar(query) or 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from carimg.domain import limits
@@ -61,6 +61,58 @@ class Settings(BaseSettings):
         gt=0,
         description="Seconds a worker may spend on one render; a job whose worker died is "
         "retried this long (plus 2 s) after it started.",
+    )
+    render_backend: Literal["procedural", "openai"] = Field(
+        default="procedural",
+        description="Who makes new source renders: `procedural` (the built-in renderer: "
+        "offline, free, deterministic) or `openai` (an OpenAI-compatible image model, "
+        "`openai_*` settings; servers call it themselves, not through the render queue).",
+    )
+    openai_api_key: SecretStr | None = Field(
+        default=None,
+        description="API key of the image model's provider (never logged or shown); may be "
+        "unset for a self-hosted server that needs none.",
+    )
+    openai_base_url: str | None = Field(
+        default=None,
+        description="An OpenAI-compatible images API, e.g. `http://gpu-host:8000/v1`; default: "
+        "OpenAI's.",
+    )
+    openai_model: str = Field(
+        default="gpt-image-2.5-sunburst",
+        min_length=1,
+        description="Image model (part of the render version: changing it changes every ETag).",
+    )
+    openai_quality: Literal["low", "medium", "high", "auto"] = Field(
+        default="medium",
+        description="Image quality asked of the model (price and time grow "
+        "with it); part of the render version.",
+    )
+    openai_timeout: float = Field(
+        default=150,
+        gt=0,
+        le=170,
+        description="Seconds one new source may take, reference generation and edit together "
+        "(the spec tells clients to allow three minutes); past it the request is a 502, "
+        "refunded.",
+    )
+    openai_concurrency: int = Field(
+        default=4, ge=1, description="Model calls in flight at once in one server process."
+    )
+    openai_fleet_concurrency: int = Field(
+        default=16,
+        ge=1,
+        description="Model calls in flight at once across every process (needs `redis_url`; "
+        "also makes each reference and view once across the fleet).",
+    )
+    openai_breaker_failures: int = Field(
+        default=5,
+        ge=1,
+        description="Provider failures in a row (timeouts, 5xx) that open the circuit breaker: "
+        "new renders then answer 503 with Retry-After, charging nothing.",
+    )
+    openai_breaker_seconds: float = Field(
+        default=30, gt=0, description="Seconds the circuit breaker stays open."
     )
     daily_render_ceiling: int = Field(
         default=20000, ge=1, description="New (cold) renders per day for the whole deployment."
@@ -228,6 +280,12 @@ class Settings(BaseSettings):
         "rest of the ceiling stays for paying accounts.",
     )
 
+    catalog_requests_per_minute: int = Field(
+        default=limits.CATALOG_REQUESTS_PER_MINUTE,
+        ge=1,
+        description="Requests one client address may make a minute to the free catalog "
+        "endpoints (/api/v1/vehicles, /api/v1/images/options) together; then 429.",
+    )
     max_header_bytes: int = Field(
         default=limits.MAX_HEADER_BYTES,
         ge=1024,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from sqlalchemy.ext.asyncio import AsyncEngine
 
-from carimg.backends import ProceduralBackend
+from carimg.backends import build_backend
 from carimg.catalog import Catalog
 from carimg.config import Settings
 from carimg.domain.account import AccountView
@@ -30,7 +30,6 @@ from carimg.domain.renderbudget import RenderBudget
 from carimg.domain.web_accounts import WebAccounts, mailer_for
 from carimg.queue import QueueRenders
 from carimg.render import RenderPool
-from carimg.render._version import RENDERER_VERSION
 from carimg.store.accounts import AccountStore
 from carimg.store.blobs import BlobStore, LocalBlobStore, S3BlobStore
 from carimg.store.checkouts import CheckoutStore
@@ -82,6 +81,7 @@ class Services:
         return self.db.write
 
     async def close(self) -> None:
+        await self.images.renderer.backend.close()
         self.render_pool.close()
         if self.render_queue is not None:
             await self.render_queue.close()
@@ -155,10 +155,9 @@ async def build_services(
     pricing = pricing_for(settings.pricing_variant)
     feedback_store = FeedbackStore(db)
     usage = UsageStore(db)
-    queue = _render_queue(settings, cache)
-    renderer = Renderer(
-        ProceduralBackend(pool, cache, RENDERER_VERSION, queue), cache, feedback_store
-    )
+    # a generative backend's servers call the model themselves: no render queue
+    queue = _render_queue(settings, cache) if settings.render_backend == "procedural" else None
+    renderer = Renderer(build_backend(settings, pool, cache, queue), cache, feedback_store)
     caps = PlanCaps(pricing, clock)
     budget = RenderBudget(
         counters, clock, settings.daily_render_ceiling, settings.free_render_share

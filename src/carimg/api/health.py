@@ -70,7 +70,13 @@ def _probes(services: Services) -> dict[tuple[str, str], Probe]:
     if settings.redis_url:
         probes[("redis", "redis")] = _redis(services)
     queue = services.render_queue
-    if queue is not None:
+    if settings.render_backend == "openai":  # the image model's breaker, never a paid call
+        from carimg.backends.generative import GenerativeBackend
+
+        backend = services.images.renderer.backend
+        assert isinstance(backend, GenerativeBackend)
+        probes[("renderer", backend.kind)] = backend.probe()
+    elif queue is not None:
         probes[("renderer", "queue")] = _queue(queue)
     else:
         probes[("renderer", "pool")] = _pool(services)

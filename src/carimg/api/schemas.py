@@ -99,7 +99,9 @@ class DependencyHealth(_Schema):
     state: str = Field(description="`ok`, `timeout`, or `error: <kind of error>`.")
     kind: str = Field(
         description="database: sqlite or postgresql; render_cache: local or s3 (the object "
-        "store); redis; renderer: pool (in-process workers) or queue (`carimg worker`)."
+        "store); redis; renderer: pool (in-process workers), queue (`carimg worker`) or openai "
+        "(a generative image model; `error: CircuitOpen` or `error: RateLimited` while it "
+        "takes no new renders)."
     )
     latency_ms: float = Field(description="How long the probe took.")
 

@@ -7,6 +7,26 @@ backend only for sources the render cache does not hold; billing, budgets, singl
 refunds are the same whichever backend answers.
 """
 
-from carimg.backends.procedural import ProceduralBackend
+from __future__ import annotations
 
-__all__ = ["ProceduralBackend"]
+from carimg.backends.procedural import ProceduralBackend
+from carimg.config import Settings
+from carimg.domain.images import RenderBackend
+from carimg.queue import QueueRenders
+from carimg.render import RenderPool
+from carimg.render._version import RENDERER_VERSION
+from carimg.store.render_cache import RenderCache
+
+
+def build_backend(
+    settings: Settings, pool: RenderPool, cache: RenderCache, queue: QueueRenders | None
+) -> RenderBackend:
+    """The deployment's render backend (`CARIMG_RENDER_BACKEND`)."""
+    if settings.render_backend == "openai":
+        from carimg.backends.generative import generative_backend  # imports the openai SDK
+
+        return generative_backend(settings, cache)
+    return ProceduralBackend(pool, cache, RENDERER_VERSION, queue)
+
+
+__all__ = ["ProceduralBackend", "build_backend"]

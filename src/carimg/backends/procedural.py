@@ -34,6 +34,9 @@ class ProceduralBackend:
     def admit(self) -> None:
         """The pool and the queue take every render (they answer 503 themselves when stuck)."""
 
+    async def close(self) -> None:
+        """Nothing of its own: the services close the pool and the queue."""
+
     async def render(self, request: SourceRequest) -> bytes:
         appearance = request.appearance
         if self.queue is not None:  # a worker renders it into the shared cache

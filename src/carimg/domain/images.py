@@ -108,6 +108,8 @@ class RenderBackend(Protocol):
 
     async def render(self, request: SourceRequest) -> bytes: ...
 
+    async def close(self) -> None: ...
+
 
 class Renderer:
     """Source renders through the render backend and the cache, one render per new variant."""

@@ -125,9 +125,11 @@ class Catalog:
 
     # -- search --------------------------------------------------------------------------------
 
-    def search(self, query: str, *, year: int | None = None, limit: int = 10) -> list[SearchHit]:
+    def search(
+        self, query: str, *, year: int | None = None, limit: int = 10, typos: bool = True
+    ) -> list[SearchHit]:
         """Free-text search over makes and models (see `SearchIndex.search`)."""
-        return self._index.search(query, year=year, limit=limit)
+        return self._index.search(query, year=year, limit=limit, typos=typos)
 
 
 def _unique_by_prefix(matches: list[Model]) -> Model | None:

@@ -109,6 +109,7 @@ FEATURES: Final = frozenset(
         "split_windscreen",
         "roll_hoop",
         "headlamp_pods",  # lamps in separate pods on the wings
+        "faceted",  # flat panels meeting at sharp creases (Cybertruck, Countach)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

@@ -128,11 +128,16 @@ class SearchIndex:
 
     # -- public -------------------------------------------------------------------------------
 
-    def search(self, query: str, *, year: int | None = None, limit: int = 10) -> list[SearchHit]:
-        """Rank makes and models for free text; a year in the text filters like `year` does."""
+    def search(
+        self, query: str, *, year: int | None = None, limit: int = 10, typos: bool = True
+    ) -> list[SearchHit]:
+        """Rank makes and models for free text; a year in the text filters like `year` does.
+
+        `typos=False` skips typo matching (for callers that only use lexical matches).
+        """
         readings = [(rest, y) for rest, y in self._year_readings(tokens(query), year) if rest]
         best: list[SearchHit] = []
-        for fuzzy in (False, True):  # typo matching only when no reading matches lexically
+        for fuzzy in (False, True) if typos else (False,):  # typos only when nothing matches
             for rest, year_filter in readings:
                 hits = self._search_words(rest, year_filter, limit, fuzzy=fuzzy)
                 if hits and (not best or _strength(hits[0]) < _strength(best[0])):

@@ -35,10 +35,10 @@ def _roundness(plan: BodyPlan) -> float:
     """0 for a slab-sided box, 1 for a round body (Beetle, Mini, smart)."""
     if plan.has("round_body"):
         return 1.0
-    if plan.screen_rake >= 50 or plan.style in ("bus", "truck"):
+    if plan.has("faceted") or plan.screen_rake >= 50 or plan.style in ("bus", "truck"):
         return 0.0  # an upright screen goes with slab sides and tight edges (G, Defender, vans)
-    if plan.roof == "box" and plan.style in ("suv", "van", "kei") and plan.era < 0.5:
-        return 0.15
+    if plan.style in ("suv", "pickup", "van") or plan.roof == "box":
+        return 0.1 + 0.25 * plan.era  # trucks and SUVs keep crisp, squared-off edges
     return 0.3 + 0.4 * plan.era
 
 
@@ -62,9 +62,13 @@ class _Silhouette:
         self.rf_s = min(self.rf_s, L - 0.6)
         self.rr_s = float(np.clip(plan.roof_end_s, self.rf_s + 0.25, L - 0.03))
         run = (self.roof_z - plan.deck_z) / math.tan(math.radians(max(plan.backlight_rake, 8.0)))
-        if plan.rear == "hatch":
-            run = (self.roof_z - plan.belt_z) / math.tan(math.radians(plan.backlight_rake))
         self.deck_s = float(np.clip(self.rr_s + run, self.rr_s + 0.05, L - 0.02))
+        if plan.rear == "hatch":
+            # a tailgate sits at the tail: its glass, at the record's rake, sets where the roof
+            # ends (a roof ending further forward would leave a saloon's boot deck)
+            run = (self.roof_z - plan.belt_z) / math.tan(math.radians(plan.backlight_rake))
+            self.deck_s = L - 0.03
+            self.rr_s = float(np.clip(self.deck_s - run, self.rf_s + 0.25, L - 0.08))
         if plan.roof == "bubble":
             # where the arch's windscreen and rear glass give way to the roof
             peak = self.cowl_s + 0.42 * (L - self.cowl_s)
@@ -355,7 +359,10 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     s = _stations(plan, r_end_f, L - r_end_r, wheels, arch_r, sil.rr_s)
     zt = sil.top(s)
     # bottom: ride height, lifted at the overhang ends, arches over the wheels
-    sill = plan.clearance + 0.025
+    # ground clearance is measured at the lowest part under the car; the sill you see is higher,
+    # most on trucks and SUVs (their sill sits above the axles' clearance)
+    tall = plan.style in ("suv", "crossover", "pickup", "van", "minivan")
+    sill = plan.clearance + (0.09 if tall else 0.025)
     lift = np.maximum(
         0.12 * np.clip(1 - s / (0.7 * plan.front_oh), 0, 1) ** 2,
         0.14 * np.clip(1 - (L - s) / (0.6 * max(plan.rear_oh, 0.2)), 0, 1) ** 2,
@@ -826,12 +833,19 @@ def _decal_params(
     if plan.has("side_intakes"):
         p[m.SIDE_INTAKE] = x_rw + arch_r + 0.25
     _lamps_and_grille(p, plan, s, w, sil.nose_z)
+    # wheels by kind: off-roaders six thick spokes, sports cars many thin dark ones, luxury cars
+    # many bright ones, the rest five to seven
     rng = np.random.default_rng(int(plan.length * 1000) * 7919 + int(plan.height * 1000))
-    p[m.RIM_N] = float(rng.choice([5, 5, 6, 7, 10, 5]))
-    p[m.RIM_STYLE] = float(rng.integers(0, 4))
-    if p[m.RIM_STYLE] == 2:
-        p[m.RIM_N] = 8.0
-    p[m.RIM_W] = float(rng.uniform(0.1, 0.2))
+    if plan.has("spare_wheel") or plan.style == "pickup":
+        p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 0.0, 6.0, 0.28
+    elif plan.engine in ("mid", "rear") or plan.style in ("coupe", "convertible"):
+        p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 1.0, 10.0, 0.12
+    elif plan.era < 0.4:
+        p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 3.0, 6.0, 0.2
+    else:
+        p[m.RIM_STYLE] = float(rng.integers(0, 2))
+        p[m.RIM_N] = float(rng.choice([5, 5, 6, 7]))
+        p[m.RIM_W] = float(rng.uniform(0.12, 0.2))
     p[m.RIM_DARK] = 1.0 if plan.style in ("suv", "pickup") and plan.has("spare_wheel") else 0.0
     if L > 6:
         p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 3.0, 8.0, 0.2
@@ -850,7 +864,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     L = plan.length
     big = L > 6
     w_front = float(np.interp(0.2, s, w))
-    scale = float(np.clip(plan.width / 1.8, 0.75, 1.3))
+    scale = float(np.clip(plan.width / 1.8, 0.75, 1.3)) * (1.3 if plan.style == "pickup" else 1.0)
     hw, hh, hround, slant, dy2, dz2, w2, h2 = _HEADLAMPS[plan.headlamps]
     hw, hh = hw * scale, hh * scale
     if big:
@@ -866,7 +880,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
     p[m.GR_W] = gw * w_front if not big else w_front * 0.55
-    p[m.GR_H] = gh * (1.25 if plan.style in ("suv", "pickup", "truck") else 1.0)
+    p[m.GR_H] = gh * {"pickup": 2.0, "truck": 1.6, "suv": 1.35}.get(plan.style, 1.0)
+    if plan.style == "pickup":
+        p[m.GR_W] = max(p[m.GR_W], 0.55 * w_front)
     p[m.GR_ROUND] = ground
     p[m.GR_TAPER] = taper
     p[m.GR_WAIST] = waist
@@ -881,7 +897,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_Z] = top - p[m.GR_H] * 0.8
     # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
     room = p[m.HL_Y] - hw - 0.03
-    if plan.grille not in ("single_frame", "spindle", "trapezoid", "none"):
+    if (
+        plan.grille not in ("single_frame", "spindle", "trapezoid", "none")
+        and plan.style != "pickup"
+    ):
         p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))
     p[m.LI_Z] = plan.clearance + 0.16
     p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)

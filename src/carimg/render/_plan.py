@@ -187,13 +187,14 @@ def _make_language(make: str, era_bucket: int) -> tuple[str, str, str] | None:
     )
 
 
-def _rear_of(style: str, roof: str) -> str:
+def _rear_of(style: str, roof: str, backlight_rake: float) -> str:
     if style == "truck":
         return "truck"
     if style in ("van", "bus"):
         return "box"
     if style == "pickup":
-        return "pickup"
+        # a raked rear glass on a pickup is a sail over the bed (Cybertruck)
+        return "fast" if backlight_rake < 45 else "pickup"
     return _REAR_OF_ROOF.get(roof, "hatch")
 
 
@@ -257,7 +258,7 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
         backlight_rake=backlight,
         roof_end_s=(rear_axle_s + roof_end) / 1000,
         deck_z=deck / 1000,
-        rear=_rear_of(style, roof),
+        rear=_rear_of(style, roof, backlight),
         engine=g.engine,
         roof=roof,
         doors=g.doors,

@@ -13,6 +13,7 @@ from carimg.render import _materials as m
 from carimg.render._cars import build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record, plan_for
+from carimg.render._render import build_model
 
 CARS = [
     g
@@ -48,6 +49,30 @@ def test_every_record_model_has_its_length_height_and_wheelbase() -> None:
                     f"{g.make} {g.model} {g.generation}: {name} {got * 1000:.0f} vs {want:.0f}"
                 )
     assert off == []
+
+
+TWO_WHEELERS = [g for g in load_design_data().generations if g.body in ("motorcycle", "scooter")]
+
+
+def test_every_two_wheeler_record_model_has_its_length_height_and_wheelbase() -> None:
+    off = []
+    for g in TWO_WHEELERS:
+        model = build_model(Appearance(g.make, g.model, g.years[0], g.body))
+        verts = model.mesh.verts
+        tyres = verts[np.unique(model.mesh.tris[model.mesh.mats == m.TIRE])]
+        middle = (tyres[:, 0].min() + tyres[:, 0].max()) / 2
+        front, rear = tyres[tyres[:, 0] > middle, 0], tyres[tyres[:, 0] <= middle, 0]
+        wheelbase = (front.min() + front.max()) / 2 - (rear.min() + rear.max()) / 2
+        for name, got, want in (
+            ("length", float(np.ptp(verts[:, 0])), g.length),
+            ("height", float(verts[:, 2].max()), g.height),
+            ("wheelbase", float(wheelbase), g.wheelbase),
+        ):
+            if abs(got * 1000 / want - 1) > TOLERANCE:
+                off.append(
+                    f"{g.make} {g.model} {g.generation}: {name} {got * 1000:.0f} vs {want:.0f}"
+                )
+    assert TWO_WHEELERS and off == []
 
 
 def record_of(make: str, model: str, year: int) -> Generation:

@@ -279,7 +279,6 @@ class Settings(BaseSettings):
         "each day; past it they serve cached images only (502 generation_at_capacity), and the "
         "rest of the ceiling stays for paying accounts.",
     )
-
     catalog_requests_per_minute: int = Field(
         default=limits.CATALOG_REQUESTS_PER_MINUTE,
         ge=1,

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
@@ -9,6 +11,7 @@ import httpx
 from carimg.app import create_app
 from carimg.catalog import Catalog
 from carimg.config import Settings
+from carimg.render import RenderPool
 
 
 async def options(client: httpx.AsyncClient) -> dict:
@@ -91,9 +94,19 @@ async def test_pricing_variant_a_by_default(client: httpx.AsyncClient) -> None:
     assert "plans" not in pricing
 
 
+@asynccontextmanager
+async def running(settings: Settings, catalog: Catalog) -> AsyncIterator[httpx.AsyncClient]:
+    """A client of an app of its own, started (its services count the per-address window)."""
+    app = create_app(settings, catalog=catalog, render_pool=RenderPool(0))
+    async with app.router.lifespan_context(app):
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            yield client
+
+
 async def test_pricing_variant_b_by_setting(tmp_path: Path, catalog: Catalog) -> None:
-    app = create_app(Settings(data_dir=tmp_path, pricing_variant="B"), catalog=catalog)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    settings = Settings(data_dir=tmp_path, pricing_variant="B")
+    async with running(settings, catalog) as c:
         pricing = (await options(c))["pricing"]
     assert pricing["credits_per_dollar"] == 100
     assert [p["credits"] for p in pricing["packs"]] == [100, 500, 1000, 2500, 10000]
@@ -102,8 +115,7 @@ async def test_pricing_variant_b_by_setting(tmp_path: Path, catalog: Catalog) ->
 
 async def test_limits_follow_the_settings(tmp_path: Path, catalog: Catalog) -> None:
     settings = Settings(data_dir=tmp_path, delivery_ttl_max=86400)
-    app = create_app(settings, catalog=catalog)
-    async with httpx.AsyncClient(transport=httpx.ASGITransport(app=app), base_url="http://t") as c:
+    async with running(settings, catalog) as c:
         limits = (await options(c))["limits"]
     assert limits == {
         "rate_limit_per_minute_default": 120,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from carimg.catalog import Catalog
+
 URL = "/api/v1/vehicles"
 
 
@@ -164,3 +166,60 @@ async def test_a_model_outside_its_years_is_404_with_the_years(client: httpx.Asy
 
 async def test_an_unknown_make_id_is_404(client: httpx.AsyncClient) -> None:
     await problem(client, 404, "?makeId=999999999999&year=2020")
+
+
+# -- bounded work (issue 25): each search is bounded, and so is each address ------------------
+
+SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+YEARS = " ".join(str(1990 + n) for n in range(20))  # 20 year-like words in 99 characters
+
+
+@SQLITE_ONLY
+async def test_a_search_naming_more_than_two_years_is_400(client: httpx.AsyncClient) -> None:
+    body = await problem(client, 400, "?q=2019%202020%202021%20camry")
+    assert body["parameter"] == "q"
+
+
+@SQLITE_ONLY
+async def test_a_search_of_more_than_twelve_words_is_400(client: httpx.AsyncClient) -> None:
+    words = "%20".join(["toyota"] * 13)
+    assert (await problem(client, 400, f"?q={words}"))["parameter"] == "q"
+
+
+@SQLITE_ONLY
+async def test_a_make_of_more_than_100_characters_is_400(client: httpx.AsyncClient) -> None:
+    await problem(client, 400, f"?make={'x' * 101}")
+
+
+@SQLITE_ONLY
+async def test_a_suggestion_search_reads_at_most_two_year_like_words(
+    client: httpx.AsyncClient, catalog: Catalog, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A make or model not found is answered with suggestions from a search of its text: of at
+    most 12 words, 2 of them years (each year-like word costs a pass over the catalog)."""
+    searched: list[str] = []
+    search = catalog.search
+
+    def recording(text: str, **options: object) -> object:
+        searched.append(text)
+        return search(text, **options)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(catalog, "search", recording)
+    embed = f"/images/car.png?brand={YEARS.replace(' ', '%20')}&model=x&year=2020&mode=cached"
+    assert (await client.get(embed)).status_code == 404
+    assert searched
+    for text in searched:
+        assert sum(len(word) == 4 and word.isdigit() for word in text.split()) <= 2
+
+
+@SQLITE_ONLY
+@pytest.mark.parametrize("overrides", [{"catalog_requests_per_minute": 3}])
+async def test_catalog_requests_past_the_per_address_limit_are_429(
+    client: httpx.AsyncClient,
+) -> None:
+    for path in (URL, URL + "?year=2020", "/api/v1/images/options"):  # counted together
+        assert (await client.get(path)).status_code == 200
+    refused = await client.get(URL)
+    assert refused.status_code == 429
+    assert refused.headers["content-type"] == "application/problem+json"
+    assert 0 < int(refused.headers["retry-after"]) <= 60

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+from functools import partial
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Query, Request
@@ -9,12 +11,15 @@ from starlette.responses import Response
 
 from carimg.api.caching import envelope_response
 from carimg.api.deps import CatalogDep
+from carimg.api.per_address import CatalogRate
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.api.schemas import VehiclesResponse
 from carimg.catalog import Catalog, Make, Model, SearchHit
 from carimg.domain import limits
+from carimg.domain.catalogsearch import bounded_text, check_query
 from carimg.domain.errors import InvalidParameter, NotFound
+from carimg.domain.imagerequest import MAX_NAME_LENGTH
 
 CATALOG_MAX_AGE = 86400
 router = APIRouter(tags=["catalog"])
@@ -53,7 +58,7 @@ def hit_json(hit: SearchHit) -> dict[str, Any]:
 def _find_make(catalog: Catalog, text: str) -> Make:
     make = catalog.find_make(text)
     if make is None:
-        near = [hit.make for hit in catalog.search(text, limit=5) if hit.model is None]
+        near = [hit.make for hit in catalog.search(bounded_text(text), limit=5) if not hit.model]
         raise NotFound(
             f"No make '{text}' in the catalog."
             + (f" Did you mean: {', '.join(m.slug for m in near)}?" if near else ""),
@@ -71,7 +76,7 @@ def _find_model(catalog: Catalog, make: Make, text: str) -> Model:
         names = ", ".join(m.slug for m in candidates[:10])
         detail = f"'{text}' is a prefix of several {make.name} models ({names}); send more of it."
     else:
-        hits = catalog.search(f"{make.slug} {text}", limit=5)
+        hits = catalog.search(f"{make.slug} {bounded_text(text)}", limit=5)
         candidates = [hit.model for hit in hits if hit.model and hit.make.id == make.id]
         detail = f"No {make.name} model '{text}' in the catalog." + (
             f" Did you mean: {', '.join(m.slug for m in candidates)}?" if candidates else ""
@@ -96,6 +101,7 @@ def vehicles_data(
                 raise InvalidParameter(name, f"'q' searches on its own; drop '{name}'.")
         if not q.strip():
             raise InvalidParameter("q", "'q' is empty; send some words to search for.")
+        check_query(q)
         hits = catalog.search(q, year=year, limit=limit)
         return {"query": q, **({"year": year} if year is not None else {})} | {
             "results": [hit_json(hit) for hit in hits]
@@ -149,8 +155,8 @@ def vehicles_data(
     operation_id="list_vehicles",
     summary="Browse or search the vehicle catalog",
     response_model=VehiclesResponse,
-    responses=problem_responses(400, 404),
-    dependencies=[StrictQuery],
+    responses=problem_responses(400, 404, 429),
+    dependencies=[StrictQuery, CatalogRate],
 )
 async def list_vehicles(
     request: Request,
@@ -179,16 +185,27 @@ async def list_vehicles(
         int, Query(ge=1, le=limits.SEARCH_LIMIT_MAX, description="Search results.")
     ] = limits.SEARCH_LIMIT_DEFAULT,
     make: Annotated[
-        str | None, Query(description="Make slug or name; not with makeId or q (400).")
+        str | None,
+        Query(
+            max_length=MAX_NAME_LENGTH,
+            description="Make slug or name; not with makeId or q (400).",
+        ),
     ] = None,
     model: Annotated[
-        str | None, Query(description="Model slug or unique prefix; needs make (400 without).")
+        str | None,
+        Query(
+            max_length=MAX_NAME_LENGTH,
+            description="Model slug or unique prefix; needs make (400 without).",
+        ),
     ] = None,
 ) -> Response:
-    """Public and free. The parameters pick one of six shapes of `data`:
+    """Public and free (per address: `CARIMG_CATALOG_REQUESTS_PER_MINUTE`); a search reads at
+    most 12 words, 2 of them years. The parameters pick one of six shapes of `data`:
     none → years; year → makes; year + makeId → models; q (+ year, limit) → search results;
     make (+ year) → models; make + model → years and vehicle ids. Cacheable for a day."""
-    data = vehicles_data(
-        catalog, year=year, make_id=make_id, q=q, limit=limit, make=make, model=model
+    find = partial(
+        vehicles_data, catalog, year=year, make_id=make_id, q=q, limit=limit, make=make, model=model
     )
+    # a search (bounded, still up to ~10 ms of Python) runs off the event loop
+    data = await asyncio.to_thread(find) if q is not None or make is not None else find()
     return envelope_response(request, data, max_age=CATALOG_MAX_AGE)

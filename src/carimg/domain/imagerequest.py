@@ -16,6 +16,7 @@ from typing import Final
 from urllib.parse import urlencode
 
 from carimg.catalog import Catalog, Vehicle
+from carimg.domain.catalogsearch import bounded_text
 from carimg.domain.errors import InvalidParameter, NotFound
 from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
 from carimg.domain.views import (
@@ -309,7 +310,7 @@ def resolve_vehicle(catalog: Catalog, params: Mapping[str, Value]) -> Vehicle:
 def vehicle_not_found(catalog: Catalog, make: str, model: str, year: int) -> NotFound:
     """404 for a vehicle miss, with up to five catalog vehicles close to what was asked."""
     suggestions: list[Vehicle] = []
-    for hit in catalog.search(f"{make} {model}", limit=10):
+    for hit in catalog.search(bounded_text(f"{make} {model}"), limit=10):
         if hit.model is None:
             continue
         nearest = min(hit.model.years, key=lambda y: (abs(y - year), -y))

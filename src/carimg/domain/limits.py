@@ -34,3 +34,8 @@ MAX_HEADERS: Final = 100
 HEADER_TIMEOUT_SECONDS: Final = (
     10.0  # from a request's first byte (or the connection's) to its headers' end
 )
+
+# Catalog searches (each year-like word is read as a possible year: one pass over the catalog)
+SEARCH_WORDS_MAX: Final = 12
+SEARCH_YEARS_MAX: Final = 2
+CATALOG_REQUESTS_PER_MINUTE: Final = 600  # per address, /api/v1/vehicles and /api/v1/images/options

@@ -389,7 +389,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     valley = np.zeros_like(s)
     if plan.has("fender_peaks"):
         # the bonnet sinks between the wings, most at the nose, back to flush at the cowl
-        valley = 0.07 * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
+        valley = 0.1 * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
     half = _half_section(zb, zt, w, belt_line, sil.roof_z, tumble, rnd, open_top, valley)
     body = _loft(s, half, L, r_end_f, r_end_r)
     b = MeshBuilder()
@@ -686,7 +686,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "single_frame": (0.38, 0.17, 0.25, 0.12, 0.0, 0.0, 0, 0, 3),
     "seven_slot": (0.36, 0.11, 0.2, 0.0, 0.0, 0.0, 7, 0, 2),
     "spindle": (0.36, 0.17, 0.3, 0.1, 0.45, 0.0, 0, 0, 1),
-    "split": (0.3, 0.06, 0.5, 0.0, 0.0, 0.09, 0, 0, 0),
+    "split": (0.44, 0.07, 0.35, 0.0, 0.0, 0.2, 0, 0, 1),  # two intakes either side of the nose
     "bars": (0.42, 0.09, 0.25, 0.0, 0.0, 0.0, 0, 0, 0),
     "mesh": (0.42, 0.09, 0.3, 0.05, 0.0, 0.0, 0, 0, 3),
     "shield": (0.1, 0.13, 0.6, -0.5, 0.0, 0.0, 0, 0, 1),

@@ -17,7 +17,7 @@ from tests.conftest import Customer
 
 EMBED = "/images/car.png"
 CIVIC = "brand=honda&model=civic&year=2019&w=256"  # not a home-page example
-EXAMPLE = "brand=toyota&model=camry&year=2020&view=front-3-4&color=silver&w=256"
+EXAMPLE = "brand=toyota&model=camry&year=2020&view=front-3-4&color=silver&size=small"
 SECRET = "partner-secret"
 
 
@@ -107,6 +107,14 @@ async def test_home_page_examples_are_free_and_public(client: httpx.AsyncClient)
     assert response.headers["cache-control"] == (
         "public, max-age=300, s-maxage=3600, stale-while-revalidate=86400"
     )
+
+
+@pytest.mark.parametrize("other", ["size=medium", "w=256", "size=small&format=webp"])
+async def test_the_example_grant_serves_only_the_size_and_format_of_the_home_page(
+    client: httpx.AsyncClient, other: str
+) -> None:
+    query = EXAMPLE.replace("size=small", other)
+    assert (await client.get(f"{EMBED}?{query}")).status_code == 401
 
 
 async def test_an_api_key_header_pays_one_credit_with_private_caching(

@@ -2,7 +2,7 @@
 
 1. a partner-signed URL (exp + sig): free, publicly cacheable until exp, never redirected;
 2. mode=cached: free, serves only variants already rendered, never renders;
-3. the home-page examples: free;
+3. the home-page examples: free, at the size and in the format the home page shows them;
 4. an API key in a header (the `key` query parameter only when the legacy setting is on): 1 credit;
 5. a signed-in session, or the playground cookie: free; a playground cookie previews at most
    `playground_daily_limit` distinct variants a day (repeat loads of one variant count once), a
@@ -32,6 +32,7 @@ from carimg.domain.images import Renderer
 from carimg.domain.ratelimit import address_key, per_address
 from carimg.domain.renderbudget import RenderBudget
 from carimg.domain.signing import MAX_EMBED_LIFETIME, embed_signature, sign_value, unsign_value
+from carimg.domain.views import DEFAULT_FORMAT, SIZE_PRESETS
 from carimg.store.counters import Counters
 from carimg.store.partners import PartnerStore
 
@@ -39,6 +40,10 @@ Grant = Literal["partner", "cached", "example", "key", "session", "open"]
 _SIGNATURE = re.compile(r"[0-9a-f]{64}")
 PLAYGROUND_COOKIE = "carimg_playground"
 SESSION_COOKIE = "carimg_session"
+# The home page's examples: the size preset it shows them at and the output that gives (width,
+# height, format, negotiated); the example grant serves nothing else.
+EXAMPLE_SIZE = "small"
+EXAMPLE_OUTPUT = (SIZE_PRESETS[EXAMPLE_SIZE], None, DEFAULT_FORMAT, False)
 PLAYGROUND_LIFETIME = 86400  # seconds a playground cookie lasts; the page renews it on each visit
 _DAY = 86400
 
@@ -100,6 +105,10 @@ class EmbedGrants:
         raise Forbidden("The signature does not match this URL.")
 
     def is_example(self, spec: ImageSpec) -> bool:
+        """One of the home page's examples, at the size and in the format the page shows them
+        (each other size or format would be another image to render and keep, for free)."""
+        if (spec.width, spec.height, spec.format, spec.negotiated) != EXAMPLE_OUTPUT:
+            return False
         vehicle = spec.vehicle
         entry = (vehicle.make.slug, vehicle.model.slug, str(vehicle.year), spec.view, spec.color)
         return entry in self._examples

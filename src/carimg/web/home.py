@@ -9,6 +9,7 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from carimg.catalog import Catalog
+from carimg.domain.embed import EXAMPLE_SIZE
 from carimg.domain.signing import EMBED_PATH
 from carimg.domain.views import VIEWS
 from carimg.web.pages import render_page
@@ -27,7 +28,7 @@ class Example:
 
 
 def example_renders(
-    catalog: Catalog, entries: tuple[str, ...], size: str = "small"
+    catalog: Catalog, entries: tuple[str, ...], size: str = EXAMPLE_SIZE
 ) -> list[Example]:
     """The configured examples (make/model/year/view/color) that exist in the catalog, as
     canonical embed URLs: no redirect, and free under the example grant."""

@@ -279,6 +279,12 @@ class Settings(BaseSettings):
         "each day; past it they serve cached images only (502 generation_at_capacity), and the "
         "rest of the ceiling stays for paying accounts.",
     )
+    events_retention_days: int = Field(
+        default=90,
+        ge=1,
+        description="Days funnel events (POST /api/v1/events) are kept; each server process "
+        "deletes older ones at most once an hour.",
+    )
     catalog_requests_per_minute: int = Field(
         default=limits.CATALOG_REQUESTS_PER_MINUTE,
         ge=1,

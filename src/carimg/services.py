@@ -232,7 +232,7 @@ async def build_services(
         feedback=FeedbackService(
             feedback_store, usage, renderer, catalog, clock, settings.feedback_flag_threshold
         ),
-        events=EventStore(db),
+        events=EventStore(db, clock, settings.events_retention_days),
         render_pool=pool,
         render_queue=queue,
         device=DeviceLogin(

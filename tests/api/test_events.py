@@ -12,6 +12,7 @@ import httpx
 import pytest
 from fastapi import FastAPI
 
+import carimg.store.events
 from carimg.domain.clock import FixedClock
 from carimg.services import Services
 from tests.conftest import Customer
@@ -461,3 +462,17 @@ async def test_events_never_touch_an_accounts_balance(
     probe = await client.get("/api/v1/account", headers=customer.headers)
     assert probe.json()["data"]["credits"] == 100
     assert probe.headers["ratelimit-remaining"] == "119"  # event batches used no key window
+
+
+@pytest.mark.parametrize("overrides", [{"events_retention_days": 30}])
+async def test_events_older_than_the_retention_period_are_deleted(
+    client: httpx.AsyncClient,
+    services: Services,
+    clock: FixedClock,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(carimg.store.events, "PRUNE_EVERY_SECONDS", 0.0)  # at every batch
+    assert (await post(client, batch(event()))).status_code == 202
+    clock.advance(30 * 86400 + 1)
+    assert (await post(client, batch(event()))).status_code == 202
+    assert await services.events.count() == 1  # the new one

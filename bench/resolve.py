@@ -15,6 +15,7 @@ year equals it (the nearest available year when the asked one is missing). `--wr
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import platform
 import statistics
@@ -102,15 +103,20 @@ def load_cases(path: Path = EVAL_SET) -> list[Case]:
     return cases
 
 
-def evaluate(catalog: Catalog, cases: list[Case]) -> list[Outcome]:
+def evaluate(catalog: Catalog, cases: list[Case], repeat: int = 3) -> list[Outcome]:
+    """Resolve every phrase `repeat` times; its time is the fastest run (the cores are shared,
+    so a single run also measures other jobs)."""
     outcomes = []
     for case in cases:
-        start = time.perf_counter()
-        try:
-            resolution: Resolution | None = resolve(catalog, case.query)
-        except Unresolved:
-            resolution = None
-        outcomes.append(Outcome(case, resolution, time.perf_counter() - start))
+        seconds = []
+        for _ in range(repeat):
+            start = time.perf_counter()
+            try:
+                resolution: Resolution | None = resolve(catalog, case.query)
+            except Unresolved:
+                resolution = None
+            seconds.append(time.perf_counter() - start)
+        outcomes.append(Outcome(case, resolution, min(seconds)))
     return outcomes
 
 
@@ -261,6 +267,8 @@ def main() -> int:
     parser.add_argument("--failures", action="store_true", help="print every miss")
     args = parser.parse_args()
     catalog = load_catalog()
+    gc.collect()
+    gc.freeze()  # as the service does after start: the catalog is out of the collector's sight
     names = list(SETS) if args.set == "both" else [args.set]
     print(f"machine: {platform.machine()}, python {platform.python_version()}")
     results: dict[str, tuple[list[Outcome], dict[str, float]]] = {}

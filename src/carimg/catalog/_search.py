@@ -55,6 +55,17 @@ _Found = dict[tuple[int, str | None], tuple[int, Make, Model | None]]
 
 
 @dataclass(frozen=True, slots=True)
+class _MakeModels:
+    """One make's models, indexed for matching within the make."""
+
+    sorted_keys: list[tuple[str, int]]
+    haystack: str
+    offsets: list[int]
+    indexes: list[int]
+    index_set: frozenset[int]
+
+
+@dataclass(frozen=True, slots=True)
 class SearchHit:
     """One search result: a make, or a model of a make, with its years and how it matched."""
 
@@ -112,6 +123,22 @@ class SearchIndex:
         self._offsets = [0]
         for model in self._models[:-1]:
             self._offsets.append(self._offsets[-1] + len(model.key) + 1)
+        # Per make: its model keys sorted (exact and prefix matches by bisection) and joined
+        # (contains matches by one scan), and its model indexes (token matches).
+        self._make_index: dict[int, _MakeModels] = {}
+        for make_id, make_models in self._models_by_make.items():
+            indexes = [self._index_of[id(m)] for m in make_models]
+            self._make_index[make_id] = _MakeModels(
+                sorted((self._models[i].key, i) for i in indexes),
+                "\n".join(self._models[i].key for i in indexes),
+                list(
+                    itertools.accumulate(
+                        (len(self._models[i].key) + 1 for i in indexes[:-1]), initial=0
+                    )
+                ),
+                indexes,
+                frozenset(indexes),
+            )
         self._by_name_length = {
             make_id: sorted(models, key=lambda m: (len(m.name), m.name.lower()))
             for make_id, models in self._models_by_make.items()
@@ -220,7 +247,7 @@ class SearchIndex:
                 for model in self._shortest_models(make, year, limit):
                     offer(make, model, max(make_rank, _TOKEN))
                 continue
-            for model, rank in self._match_within(rest, self._models_by_make[make.id]):
+            for model, rank in self._match_within(rest, self._make_index[make.id]):
                 offer(make, model, max(make_rank, rank))
         for model, rank in self._match_anywhere(words):
             offer(model.make, model, rank)
@@ -253,19 +280,26 @@ class SearchIndex:
         return list(itertools.islice(models, limit))
 
     def _match_within(
-        self, words: list[str], models: Iterable[Model]
+        self, words: list[str], make_models: _MakeModels
     ) -> Iterable[tuple[Model, int]]:
+        """The make's models that match the words (a model may come more than once: the best
+        kind counts)."""
         joined = "".join(words)
-        token_matches = self._token_matches(words)
-        for model in models:
-            if model.key == joined:
-                yield model, _EXACT
-            elif len(joined) >= _MIN_PREFIX and model.key.startswith(joined):
-                yield model, _PREFIX
-            elif self._index_of[id(model)] in token_matches:
-                yield model, _TOKEN
-            elif len(joined) >= _MIN_PREFIX and joined in model.key:
-                yield model, _CONTAINS
+        sorted_keys = make_models.sorted_keys
+        start = bisect.bisect_left(sorted_keys, (joined, -1))
+        for key, index in itertools.islice(sorted_keys, start, None):
+            if not key.startswith(joined):
+                break
+            if key == joined:
+                yield self._models[index], _EXACT
+            elif len(joined) >= _MIN_PREFIX:
+                yield self._models[index], _PREFIX
+        for index in sorted(self._token_matches(words) & make_models.index_set):
+            yield self._models[index], _TOKEN
+        if len(joined) >= _MIN_PREFIX:
+            for match in re.finditer(re.escape(joined), make_models.haystack):
+                position = bisect.bisect_right(make_models.offsets, match.start()) - 1
+                yield self._models[make_models.indexes[position]], _CONTAINS
 
     def _token_matches(self, words: list[str]) -> set[int]:
         """Models where every word is one of the name's words, or starts one of them."""

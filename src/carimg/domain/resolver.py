@@ -100,7 +100,18 @@ _MAX_PHRASE: Final = 4
 _MIN_TYPO_LENGTH: Final = 4
 _MIN_WORDS_TO_LEAVE_TWO: Final = 4
 _MAKE_TYPO_CUTOFF: Final = 75.0  # within one named make's models
+# Bounded work (a query has at most 200 characters, but any number of words and phrases):
+_MAX_SEARCH_WORDS: Final = 6  # longer texts are searched only around the makes they name
+_MAX_TEXT_WORDS: Final = 40  # words of a text that are looked at for make names
+_MAX_MAKE_RUNS: Final = 3  # make names in a long text whose surroundings are searched
+_WINDOW_AFTER: Final = 3  # words after a make name read as its model, at most
+_WINDOW_BEFORE: Final = 2  # words before it
+_MAX_TYPO_WORDS: Final = 4  # typo matching compares whole texts: only short ones
+_MAX_MODEL_WORDS: Final = 12  # words of a text naming no make tried as a model's whole name
+_MAX_YEAR_CHOICES: Final = 2  # year-like words tried as the year (the last ones)
+_MAX_RESTORED: Final = 4  # parsed words tried as model words, one at a time
 _STRAY_SHARE: Final = 4  # a named make's model under 1/4 of a tie's largest entries is a stray
+_MIN_NICKNAME: Final = 3  # letters a name must add before another to be the same vehicle's
 
 # -- tables ------------------------------------------------------------------------------------
 
@@ -200,7 +211,7 @@ _FILLERS: Final = frozenset(
     {
         "a", "an", "the", "of", "photo", "photos", "photograph", "picture", "pictures", "pic",
         "pics", "image", "images", "img", "render", "rendering", "rendered", "renders", "car",
-        "cars", "vehicle", "vehicles", "auto", "automobile", "please", "pls", "plz", "show", "me",
+        "cars", "vehicle", "vehicles", "automobile", "please", "pls", "plz", "show", "me",
         "give", "get", "i", "id", "im", "need", "want", "would", "like", "can", "could", "you",
         "generate", "create", "draw", "produce", "my", "for", "with", "in", "on", "at", "from",
         "view", "viewed", "shot", "angle", "stock", "listing", "look", "looks", "does", "do",
@@ -218,7 +229,7 @@ _SOFT_WORDS: Final = frozenset(
         "van", "minivan", "truck", "pickup", "bus", "school", "coach", "motorcycle", "motorbike",
         "bike", "scooter", "moped", "suv", "sedan", "saloon", "coupe", "hatchback", "hatch",
         "wagon", "estate", "convertible", "cabriolet", "lorry", "is", "new", "old", "one",
-        "mk", "series",
+        "mk", "series", "auto",
     }
 )  # fmt: skip
 
@@ -240,6 +251,8 @@ _PHRASE_ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "sierra3500": ("sierra", "hd"),
     "sierra2500hd": ("sierra", "hd"),
     "sierra3500hd": ("sierra", "hd"),
+    "vwbug": ("volkswagen", "beetle"),
+    "volkswagenbug": ("volkswagen", "beetle"),
 }
 
 # Everyday names the catalog's own aliases lack (the catalog knows vw, chevy, merc, beemer …).
@@ -260,11 +273,37 @@ _WORD_ALIASES: Final[dict[str, tuple[str, ...]]] = {
     "ferrarri": ("ferrari",),
 }
 
+# Model names (match keys) that the catalog keeps as separate entries of one vehicle, where no
+# spelling rule relates them (see `_same_vehicle`).
+_SAME_VEHICLE: Final[dict[str, str]] = {
+    "miata": "mx5",
+    "mx5miata": "mx5",
+}
+
 _WORD = re.compile(r"[^\s,;:!?()\[\]{}\"<>|]+")
 _HEX_TOKEN = re.compile(r"#([0-9a-f]{6}|[0-9a-f]{3})")
 _BARE_HEX = re.compile(r"#?([0-9a-f]{6}|[0-9a-f]{3})")
 _SHORT_YEAR = re.compile(r"['’‘`](\d{2})")
-_MY_YEAR = re.compile(r"my'?(\d{4}|\d{2})")
+_MY_YEAR = re.compile(r"my'?(\d{4}|\d{2})|(\d{4})my")
+_YEAR_PAIR = re.compile(r"(\d{4})[/\-–](\d{2}|\d{4})")  # 2019/20, 2018-19, 2019/2020
+_NUMBER_PARTS = re.compile(r"[\-‐–]")
+
+# Years written in words: nineteen ninety-one, two thousand and eleven, twenty twelve, twenty oh
+# five, nineteen hundred and ninety-five.
+_UNITS: Final = {
+    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+    "nine": 9,
+}  # fmt: skip
+_TEENS: Final = {
+    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
+    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}  # fmt: skip
+_TENS: Final = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}  # fmt: skip
+_ZERO_WORDS: Final = frozenset({"oh", "o", "zero", "nought"})
+_MAX_YEAR_WORDS: Final = 6  # "two thousand and twenty three" and a spare
 _WIDTH_TOKEN = re.compile(r"(\d{2,4})(?:px|pixels?|w|wide)")
 _WIDTH_ASSIGN = re.compile(r"(?:w|width)=(\d{1,4})")
 _DIMENSIONS = re.compile(r"(\d{2,4})x(\d{2,4})(?:px)?")
@@ -380,10 +419,86 @@ def _year_of(key: str) -> int | None:
         return year if YEAR_MIN <= year <= YEAR_MAX else None
     match = _SHORT_YEAR.fullmatch(key) or _MY_YEAR.fullmatch(key)
     if match:
-        digits = match.group(1)
+        digits = next(group for group in match.groups() if group)
         year = int(digits) if len(digits) == 4 else int(digits) + (1900 if digits >= "90" else 2000)
         return year if YEAR_MIN <= year <= YEAR_MAX else None
     return None
+
+
+def _year_pair(word: str) -> int | None:
+    """`2019/20`, `2018-19`, `2019/2020`: a model year written with the next one; the first."""
+    match = _YEAR_PAIR.fullmatch(word)
+    if match is None:
+        return None
+    first, second = int(match.group(1)), match.group(2)
+    following = first + 1
+    if second not in (str(following), f"{following % 100:02d}"):
+        return None
+    return first if YEAR_MIN <= first <= YEAR_MAX else None
+
+
+def _below_hundred(parts: Sequence[str], at: int) -> tuple[int, int] | None:
+    """A number 1–99 in words at `parts[at]`: (value, parts used)."""
+    if at >= len(parts):
+        return None
+    part = parts[at]
+    if part in _TEENS:
+        return _TEENS[part], 1
+    if part in _UNITS:
+        return _UNITS[part], 1
+    if part in _TENS:
+        if at + 1 < len(parts) and parts[at + 1] in _UNITS:
+            return _TENS[part] + _UNITS[parts[at + 1]], 2
+        return _TENS[part], 1
+    return None
+
+
+def _year_from_parts(parts: Sequence[str]) -> tuple[int, int] | None:
+    """A year in words at the start of `parts`: (year, parts used), longest reading."""
+    if len(parts) < 2:
+        return None
+    head, rest = parts[0], 1
+    if head == "two" and parts[1] == "thousand":
+        rest = 2
+        if rest < len(parts) and parts[rest] == "and":
+            rest += 1
+        tail = _below_hundred(parts, rest)
+        if tail is None:
+            return (2000, 2) if parts[rest - 1] == "thousand" else None
+        return 2000 + tail[0], rest + tail[1]
+    if head == "nineteen" and parts[1] == "hundred":
+        rest = 3 if len(parts) > 2 and parts[2] == "and" else 2
+        tail = _below_hundred(parts, rest)
+        return (1900 + tail[0], rest + tail[1]) if tail else None
+    if head == "nineteen":
+        tail = _below_hundred(parts, 1)
+        return (1900 + tail[0], 1 + tail[1]) if tail and tail[0] >= 10 else None
+    if head == "twenty":
+        if parts[1] in _ZERO_WORDS:
+            unit = parts[2] if len(parts) > 2 else ""
+            return (2000 + _UNITS[unit], 3) if unit in _UNITS else None
+        tail = _below_hundred(parts, 1)
+        return (2000 + tail[0], 1 + tail[1]) if tail and tail[0] >= 10 else None
+    return None
+
+
+def _year_in_words(words: Sequence[str], start: int) -> tuple[int, int] | None:
+    """A year written in words from `words[start]` (hyphens split words): (end, year).
+
+    The year must take whole words and lie within YEAR_MIN–YEAR_MAX.
+    """
+    if _NUMBER_PARTS.split(words[start].strip(".,'’"))[0] not in ("two", "nineteen", "twenty"):
+        return None
+    parts: list[str] = []
+    ends: list[int] = []  # parts used when word i ends
+    for index in range(start, min(len(words), start + _MAX_YEAR_WORDS)):
+        pieces = [piece.strip(".,'’") for piece in _NUMBER_PARTS.split(words[index])]
+        parts.extend(piece for piece in pieces if piece)
+        ends.append(len(parts))
+    found = _year_from_parts(parts)
+    if found is None or not YEAR_MIN <= found[0] <= YEAR_MAX or found[1] not in ends:
+        return None
+    return start + ends.index(found[1]) + 1, found[0]
 
 
 def _color_at(keys: Sequence[str], start: int) -> tuple[int, str] | None:
@@ -461,8 +576,10 @@ def _parse(text: str) -> _Parsed:
             and any(ch.isdigit() for ch in key)
         ):
             span = _Span(index, index + 1, "color", value=parse_color(key))
-        elif (year := _year_of(key)) is not None:
+        elif (year := _year_of(key) or _year_pair(words[index])) is not None:
             span = _Span(index, index + 1, "year", value=year)
+        elif (spelt := _year_in_words(words, index)) is not None:
+            span = _Span(index, spelt[0], "year", value=spelt[1])
         elif key == "model" and index + 1 < len(keys) and keys[index + 1] == "year":
             span = _Span(index, index + 2, "filler")
         elif (width := _width_at(words, keys, index)) is not None:
@@ -506,6 +623,7 @@ class _Reading:
     kept_count: int = 0  # spans other than years read as text (soft words count once)
     dropped: int = 0  # unknown words left out
     dropped_chars: int = 0
+    ignored: int = 0  # words of a long text around the named make and model, left out
 
 
 @dataclass(frozen=True, slots=True)
@@ -518,10 +636,17 @@ class _Outcome:
     def rank(self) -> int:
         return MATCH_KINDS.index(self.hits[0].match_kind) if self.hits else len(MATCH_KINDS)
 
-    def order(self) -> tuple[int, int, int, int, int]:
+    def order(self) -> tuple[int, int, int, int, int, int]:
         reading = self.reading
         has_year = 0 if reading.year is not None else 1
-        return (self.rank, reading.dropped, has_year, -reading.kept_count, reading.dropped_chars)
+        return (
+            self.rank,
+            reading.dropped,
+            reading.ignored,
+            has_year,
+            -reading.kept_count,
+            reading.dropped_chars,
+        )
 
 
 def _plain_words(parsed: _Parsed) -> bool:
@@ -540,8 +665,10 @@ def _readings(parsed: _Parsed) -> Iterable[_Reading]:
     """
     spans = parsed.spans
     years = [i for i, span in enumerate(spans) if span.kind == "year"]
-    year_choices: list[int | None] = [*reversed(years), None] if years else [None]
+    # Bounded work: the last two year-like words as the year, then none.
+    year_choices: list[int | None] = [*list(reversed(years))[:_MAX_YEAR_CHOICES], None]
     restorable = [i for i, span in enumerate(spans) if span.restorable and span.kind != "year"]
+    restorable = restorable[:_MAX_RESTORED]
     variants: list[tuple[frozenset[int], bool]] = [(frozenset(), False)]
     # A word read as a model word needs other words beside it: "red" alone is no query.
     if _plain_words(parsed):
@@ -576,23 +703,34 @@ class _Searcher:
     def __init__(self, catalog: Catalog, make: Make | None) -> None:
         self.catalog = catalog
         self.make = make
-        self._cache: dict[tuple[str, ...], tuple[list[SearchHit], list[Make]]] = {}
+        self._cache: dict[tuple[tuple[str, ...], bool], tuple[list[SearchHit], list[Make]]] = {}
 
     def outcome(self, reading: _Reading) -> _Outcome:
         words = reading.words
         if self.make is not None and self.make not in self.named_makes(words):
             words = (self.make.name, *words)
-        if words not in self._cache:
-            self._cache[words] = self._search(words)
-        hits, makes = self._cache[words]
-        if reading.kept_count and hits and hits[0].match_kind not in ("exact", "prefix"):
-            return _Outcome(reading, [], [])  # a parsed word joins a model name only to name it
+        # Typo matching only for a short text read whole, with no parsed word kept as text (the
+        # other readings count only with an exact or prefix match, or leave words out).
+        strict = bool(
+            reading.kept
+            or reading.keep_soft
+            or reading.ignored
+            or reading.dropped
+            or len(words) > _MAX_TYPO_WORDS
+        )
+        key = (words, not strict)
+        if key not in self._cache:
+            self._cache[key] = self._search(words, typos=not strict)
+        hits, makes = self._cache[key]
+        lenient = not (reading.kept_count or reading.ignored)
+        if not lenient and hits and hits[0].match_kind not in ("exact", "prefix"):
+            return _Outcome(reading, [], [])  # a parsed word joins a name only to name it
         return _Outcome(reading, hits, makes)
 
-    def _search(self, words: tuple[str, ...]) -> tuple[list[SearchHit], list[Make]]:
+    def _search(self, words: tuple[str, ...], *, typos: bool) -> tuple[list[SearchHit], list[Make]]:
         if not any(norm(word) for word in words):
             return [], []
-        found = self.catalog.search(" ".join(words), limit=_SEARCH_LIMIT)
+        found = self.catalog.search(" ".join(words), limit=_SEARCH_LIMIT, typos=typos)
         if self.make is not None:
             found = [hit for hit in found if hit.make.id == self.make.id]
         models = [hit for hit in found if hit.model is not None]
@@ -609,9 +747,9 @@ class _Searcher:
 
     def naming_runs(self, words: Sequence[str]) -> dict[int, tuple[Make, list[tuple[int, int]]]]:
         """Makes named by a run of one to three of the words (name, slug or alias), by make id,
-        with the (start, end) of each run."""
+        with the (start, end) of each run (within the first `_MAX_TEXT_WORDS` words)."""
         found: dict[int, tuple[Make, list[tuple[int, int]]]] = {}
-        for start in range(len(words)):
+        for start in range(min(len(words), _MAX_TEXT_WORDS)):
             for end in range(start + 1, min(len(words), start + 3) + 1):
                 text = " ".join(words[start:end])
                 if not any(ch.isalpha() for ch in text):
@@ -687,15 +825,20 @@ def _with_words_left_out(reading: _Reading, count: int) -> Iterable[_Reading]:
 
 
 # The most words for which leaving one (or two) out is still tried.
-_MAX_WORDS_TO_LEAVE_OUT: Final = {1: 12, 2: 7}
+_MAX_WORDS_TO_LEAVE_OUT: Final = {1: 8, 2: 6}
 
 
 def _fallback(searcher: _Searcher, outcome: _Outcome, base: _Reading) -> _Outcome:
-    """When no reading matched better than `contains`: a misspelt model of a named make, else
-    the reading with one unknown word (two, from four words up) left out."""
+    """When no reading matched better than `contains`: a named make with the words around it
+    as its model (exact or prefix), else a misspelt model of a named make, else the reading with
+    one unknown word (two, from four words up) left out."""
     contains, fuzzy = MATCH_KINDS.index("contains"), MATCH_KINDS.index("fuzzy")
     if outcome.rank < contains:
         return outcome
+    around = _around_makes(searcher, [base], models_alone=True)
+    if around is not None:  # in a short text the other words were left out
+        reading = replace(around.reading, dropped=around.reading.ignored, ignored=0)
+        return _Outcome(reading, around.hits, around.make_only)
     full = outcome.reading if outcome.hits else base
     if outcome.rank >= fuzzy:
         typo = searcher.typo_within_make(base)
@@ -716,6 +859,90 @@ def _fallback(searcher: _Searcher, outcome: _Outcome, base: _Reading) -> _Outcom
         if outcome.rank < contains:
             break
     return outcome
+
+
+def _around_makes(
+    searcher: _Searcher, readings: Sequence[_Reading], *, models_alone: bool
+) -> _Outcome | None:
+    """The best reading of a named make with one to three words after it (or one or two before
+    it) as the model; the other words are left out (`ignored`). With `models_alone`, in a text
+    that names no make: one or two of its words that are exactly a model's name."""
+
+    def windows(reading: _Reading) -> Iterable[tuple[int, int]]:
+        words = reading.words
+        runs = sorted({run for _, spans in searcher.naming_runs(words).values() for run in spans})
+        if not runs and models_alone:
+            for start in range(min(len(words), _MAX_MODEL_WORDS)):
+                yield from ((start, start + size) for size in (2, 1))
+        for start, end in runs[:_MAX_MAKE_RUNS]:
+            yield from ((start, end + size) for size in range(1, _WINDOW_AFTER + 1))
+            yield from ((start - size, end) for size in range(1, _WINDOW_BEFORE + 1))
+
+    def readings_around() -> Iterable[_Reading]:
+        for reading in readings:
+            words = reading.words
+            for first, last in windows(reading):
+                window = words[first:last]
+                if first < 0 or last > len(words) or searcher.only_makes(window):
+                    continue  # "land rover": a make's name is no model
+                yield replace(reading, words=tuple(window), ignored=len(words) - len(window))
+
+    best = _best(searcher.outcome(window) for window in readings_around())
+    if best is None or not best.hits:
+        return None
+    if not searcher.naming_runs(best.reading.words) and best.hits[0].match_kind != "exact":
+        return None  # without a make, only a model's whole name counts
+    return best
+
+
+def _name_words(model: Model) -> list[str]:
+    """The model's name as match keys of its words, a trailing `Class` dropped (`GLE-Class`)."""
+    words = [key for word in re.split(r"[\s\-/]+", model.name) if (key := norm(word))]
+    return words[:-1] if len(words) > 1 and words[-1] == "class" else words
+
+
+def _same_vehicle(model: Model, other: Model) -> bool:
+    """Are two catalog models of one make one vehicle under two names?
+
+    `GLE` and `GLE-Class`; `R1` and `YZF-R1`, `GT-R` and `Skyline GT-R`, `3` and `Mazda3` (a
+    name with a word of at least three letters before it); `GLE` and `GLE 350 …` (a name with a
+    trim number after it); and the pairs of `_SAME_VEHICLE` (`Miata` and `MX-5`).
+    """
+    if model.make.id != other.make.id or model is other:
+        return False
+    if _SAME_VEHICLE.get(model.key) == other.key or _SAME_VEHICLE.get(other.key) == model.key:
+        return True
+    key, other_key = model.key.removesuffix("class"), other.key.removesuffix("class")
+    if key not in other_key and other_key not in key:
+        return False  # every relation below has one name within the other
+    words, other_words = _name_words(model), _name_words(other)
+    key, other_key = "".join(words), "".join(other_words)
+    if key == other_key:
+        return True
+    short, long_key = sorted((key, other_key), key=len)
+    extra = long_key[: len(long_key) - len(short)]
+    if long_key.endswith(short) and extra.isalpha() and len(extra) >= _MIN_NICKNAME:
+        return True
+    short_words, long_words = sorted((words, other_words), key=len)
+    rest = long_words[len(short_words) :]
+    return long_words[: len(short_words)] == short_words and rest[0][:1].isdigit()
+
+
+def _entry_with_year(catalog: Catalog, hit: SearchHit, year: int) -> SearchHit | None:
+    """Another catalog entry of the chosen vehicle that has the asked year, if the chosen entry
+    lacks it (the one with most model-year entries)."""
+    assert hit.model is not None
+    if year in hit.model.years:
+        return None
+    found = [
+        other
+        for other in catalog.models_of(hit.make)
+        if year in other.years and _same_vehicle(hit.model, other)
+    ]
+    if not found:
+        return None
+    best = max(found, key=lambda m: (m.model_year_entries, -len(m.name)))
+    return SearchHit(hit.make, best, best.years, hit.match_kind)
 
 
 def _nearest_year(model: Model, year: int) -> int:
@@ -774,6 +1001,7 @@ def _confidence(
     named: set[int],
     *,
     dropped: bool,
+    ignored: bool,
     year_fallback: bool,
 ) -> Confidence:
     rivals = [hit for hit in tied if hit is not chosen and (not named or hit.make.id in named)]
@@ -786,6 +1014,7 @@ def _confidence(
         and chosen.make.id in named
         and not rivals
         and not year_fallback
+        and not ignored
     ):
         return "high"
     return "medium"
@@ -850,9 +1079,15 @@ def resolve(
             readings = [
                 _Reading((*r.words, *extra), r.year, r.kept, r.keep_soft) for r in readings
             ] + [_Reading(extra, r.year, r.kept, r.keep_soft) for r in readings[:1]]
-        outcome = _best(searcher.outcome(reading) for reading in readings)
-        assert outcome is not None
-        outcome = _fallback(searcher, outcome, readings[0])
+        if len(readings[0].words) > _MAX_SEARCH_WORDS:
+            # A long text: the vehicle is where a make is named; the rest is filler.
+            plain = [r for r in readings if not r.kept and not r.keep_soft]
+            around = _around_makes(searcher, plain, models_alone=False)
+            outcome = around or _Outcome(readings[0], [], [])
+        else:
+            outcome = _best(searcher.outcome(reading) for reading in readings)
+            assert outcome is not None
+            outcome = _fallback(searcher, outcome, readings[0])
     if not outcome.hits:
         raise Unresolved(query, outcome.make_only or searcher.named_makes(outcome.reading.words))
 
@@ -861,6 +1096,12 @@ def resolve(
     if make_arg is not None:
         named.add(make_arg.id)
     chosen, tied = _choose(outcome.hits, named, asked_year)
+    hits = outcome.hits
+    if asked_year is not None:
+        entry = _entry_with_year(catalog, chosen, asked_year)
+        if entry is not None:  # the same vehicle under another catalog name has the year
+            hits = [entry, *hits]
+            chosen = entry
     assert chosen.model is not None
     vehicle_year = chosen.model.years[-1]
     year_fallback = False
@@ -868,7 +1109,12 @@ def resolve(
         vehicle_year = _nearest_year(chosen.model, asked_year)
         year_fallback = vehicle_year != asked_year
     confidence = _confidence(
-        chosen, tied, named, dropped=outcome.reading.dropped > 0, year_fallback=year_fallback
+        chosen,
+        tied,
+        named,
+        dropped=outcome.reading.dropped > 0,
+        ignored=outcome.reading.ignored > 0,
+        year_fallback=year_fallback,
     )
 
     kept = outcome.reading.kept
@@ -890,7 +1136,7 @@ def resolve(
         size=extracted.size,
         width=width_out,
         format=extracted.format,
-        candidates=_candidates(chosen, outcome.hits),
+        candidates=_candidates(chosen, hits),
         confidence=confidence,
         extracted=extracted,
     )

@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from carimg.catalog import Catalog
+from carimg.catalog import Catalog, SearchHit
 from carimg.domain.resolver import MAX_CANDIDATES, Resolution, Unresolved, resolve
 
 EVAL_SET = Path(__file__).resolve().parents[2] / "data" / "resolver_eval.jsonl"
+HELDOUT_SET = EVAL_SET.with_name("resolver_heldout.jsonl")
 
 
 def slugs(resolution: Resolution) -> tuple[str, str, int]:
@@ -425,20 +428,165 @@ def test_deterministic(catalog: Catalog) -> None:
 # -- evaluation set ------------------------------------------------------------------------------
 
 
-def test_evaluation_set_top1_at_least_95_percent(catalog: Catalog) -> None:
-    rows = [json.loads(line) for line in EVAL_SET.read_text("utf-8").splitlines() if line]
-    assert len(rows) >= 300
+def _misses(catalog: Catalog, path: Path) -> tuple[int, list[str]]:
+    """Phrases of an evaluation set and the ones whose top-1 is wrong; every row is checked
+    against the catalog (the model exists, and has the year where one is expected)."""
+    rows = [json.loads(line) for line in path.read_text("utf-8").splitlines() if line]
     misses = []
     for row in rows:
-        model = catalog.find_model(catalog.find_make(row["make"]), row["model"])  # type: ignore[arg-type]
-        assert model is not None and model.slug == row["model"], row
-        assert row["year"] is None or row["year"] in model.years, row
+        make = catalog.find_make(row["make"])
+        assert make is not None, row
+        accepted = [row["model"], *row.get("also", ())]
+        models = [catalog.find_model(make, slug) for slug in accepted]
+        assert all(
+            m is not None and m.slug == slug for m, slug in zip(models, accepted, strict=True)
+        ), row
+        assert row["year"] is None or all(row["year"] in m.years for m in models if m), row
         try:
             result = resolve(catalog, row["query"])
         except Unresolved:
             misses.append(row["query"])
             continue
-        if (result.vehicle.make.slug, result.vehicle.model.slug) != (row["make"], row["model"]):
+        if (result.vehicle.make.slug, result.vehicle.model.slug) not in {
+            (row["make"], slug) for slug in accepted
+        }:
             misses.append(row["query"])
-    top1 = 1 - len(misses) / len(rows)
-    assert top1 >= 0.95, misses
+    return len(rows), misses
+
+
+def test_evaluation_set_top1_at_least_95_percent(catalog: Catalog) -> None:
+    count, misses = _misses(catalog, EVAL_SET)
+    assert count >= 300
+    assert 1 - len(misses) / count >= 0.95, misses
+
+
+def test_held_out_set_top1_at_least_98_percent(catalog: Catalog) -> None:
+    count, misses = _misses(catalog, HELDOUT_SET)
+    assert count >= 300
+    assert 1 - len(misses) / count >= 0.98, misses
+
+
+# -- issue 28: years in words, one vehicle under several entries, long texts, bounded work ------
+
+
+@pytest.mark.parametrize(
+    ("words", "year"),
+    [
+        ("two thousand eleven", 2011),
+        ("two thousand and eleven", 2011),
+        ("two-thousand-and-eight", 2008),
+        ("two thousand and twenty three", 2023),
+        ("nineteen ninety-one", 1991),
+        ("nineteen ninety one", 1991),
+        ("nineteen hundred and ninety five", 1995),
+        ("twenty-twelve", 2012),
+        ("twenty twenty-two", 2022),
+        ("twenty oh five", 2005),
+        ("Twenty-Oh-Six", 2006),
+    ],
+)
+def test_year_written_in_words_is_the_year(catalog: Catalog, words: str, year: int) -> None:
+    result = resolve(catalog, f"{words} toyota corolla")
+    assert (result.extracted.year, slugs(result)) == (year, ("toyota", "corolla", year))
+
+
+def test_number_words_that_are_no_model_year_stay_words(catalog: Catalog) -> None:
+    assert resolve(catalog, "twenty one toyota corolla").extracted.year is None
+
+
+@pytest.mark.parametrize(
+    "text", ["2019MY", "MY2019", "MY19", "model year 2019", "2019/20", "2019-20"]
+)
+def test_model_year_forms(catalog: Catalog, text: str) -> None:
+    assert resolve(catalog, f"{text} toyota hilux").vehicle.year == 2019
+
+
+def test_year_pair_that_is_not_consecutive_is_no_year(catalog: Catalog) -> None:
+    assert resolve(catalog, "2019/25 toyota hilux").extracted.year is None
+
+
+def test_entry_of_the_same_vehicle_with_the_stated_year_is_preferred(catalog: Catalog) -> None:
+    result = resolve(catalog, "2019 mercedes gle")  # GLE lacks 2019, GLE-Class has it
+    assert slugs(result) == ("mercedes-benz", "gle-class", 2019)
+    assert [hit.model.slug for hit in result.candidates[:2] if hit.model] == ["gle-class", "gle"]
+
+
+def test_name_with_a_series_prefix_is_the_same_vehicle(catalog: Catalog) -> None:
+    assert slugs(resolve(catalog, "2025 yamaha r1")) == ("yamaha", "yzf-r1", 2025)
+
+
+def test_trim_entry_without_the_year_falls_back_to_its_base_name(catalog: Catalog) -> None:
+    assert slugs(resolve(catalog, "2021 mercedes gle 350")) == ("mercedes-benz", "gle-class", 2021)
+
+
+def test_nickname_entry_without_the_year_uses_the_named_entry(catalog: Catalog) -> None:
+    assert slugs(resolve(catalog, "2020 mazda miata")) == ("mazda", "mx-5", 2020)
+
+
+def test_short_prefix_makes_another_vehicle(catalog: Catalog) -> None:
+    result = resolve(catalog, "1995 mazda 3")  # CX-3 is not the Mazda 3
+    assert result.vehicle.model.slug == "3"
+
+
+def test_other_entry_is_not_used_without_a_year(catalog: Catalog) -> None:
+    assert resolve(catalog, "mercedes gle").vehicle.model.slug == "gle"
+
+
+def test_year_no_entry_has_is_moved_with_medium_confidence(catalog: Catalog) -> None:
+    result = resolve(catalog, "1995 mercedes gle")
+    assert result.extracted.year == 1995 and result.vehicle.year != 1995
+    assert result.confidence == "medium"
+    assert {"gle", "gle-class"} <= {hit.model.slug for hit in result.candidates if hit.model}
+
+
+def test_named_make_and_model_win_over_filler_in_a_long_sentence(catalog: Catalog) -> None:
+    result = resolve(
+        catalog,
+        "hi, could you please make me a nice picture of a 2018 toyota camry for the header of "
+        "my blog post about family cars",
+    )
+    assert slugs(result) == ("toyota", "camry", 2018)
+    assert result.confidence == "medium"
+
+
+def test_long_sentence_without_a_make_matches_no_ordinary_word(catalog: Catalog) -> None:
+    with pytest.raises(Unresolved):
+        resolve(catalog, "a nice picture for the header of my blog post about family holidays")
+
+
+def test_type_word_that_is_part_of_a_name_is_kept(catalog: Catalog) -> None:
+    assert resolve(catalog, "bajaj auto rickshaw").vehicle.model.slug == "auto-rickshaw"
+
+
+_WORST_CASES = [
+    ("toyota " * 29)[:200],
+    ("red 2019 " * 23)[:200],
+    ("two thousand and eleven " * 9)[:200],
+    ("camry corolla " * 15)[:200],
+    ("a b c d e f g h i j k l m n o p q r s t u v w x y z " * 4)[:200],
+    ("red blue green gold 1999 2000 2001 2002 toyota camry honda civic ford focus " * 3)[:200],
+    ("zzzz qqqq wwww xxxx yyyy vvvv " * 7)[:200],
+    ("toyta camary hondaa civc fordd focuss " * 6)[:200],
+    ("land rover range rover " * 9)[:200],
+    ("please make a picture of a toyota camry honda civic ford focus mazda miata bmw x5 audi a4 "
+     "kia rio for my blog post about the cars my family owned over the years, thank you")[:200],
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("query", _WORST_CASES)
+def test_work_is_bounded_on_long_and_repetitive_queries(
+    catalog: Catalog, monkeypatch: pytest.MonkeyPatch, query: str
+) -> None:
+    searches: list[tuple[str, bool]] = []
+    search = catalog.search
+
+    def counting(text: str, **options: Any) -> list[SearchHit]:
+        searches.append((text, options.get("typos", True)))
+        return search(text, **options)
+
+    monkeypatch.setattr(catalog, "search", counting)
+    with contextlib.suppress(Unresolved):
+        resolve(catalog, query)
+    assert len(searches) <= 40
+    assert sum(typos for _, typos in searches) <= 3  # typo matching scans the whole catalog
+    assert all(len(text.split()) <= 8 for text, _ in searches)

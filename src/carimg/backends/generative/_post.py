@@ -12,7 +12,8 @@ vehicle centred and framed as the procedural camera frames it, standing on a sof
 3. Framing: the vehicle's alpha bounds are scaled to the share of the square the procedural camera
    gives it (62–80 % of the width by yaw, at most 72 % of the height) and centred.
 4. The contact shadow: two blurred ellipses under the vehicle (a tight dark contact and a wide
-   soft ambient), flattened by the same 8° camera the procedural renders use.
+   soft ambient), flattened by the same 8° camera the procedural renders use and as wide beside
+   the vehicle as the procedural ambient shadow (measured by view).
 """
 
 from __future__ import annotations
@@ -130,10 +131,12 @@ def contact_shadow(image: Image.Image, view: str) -> Image.Image:
     across = _LENGTH_OVER_WIDTH * abs(math.cos(yaw)) + abs(math.sin(yaw))
     along = _LENGTH_OVER_WIDTH * abs(math.sin(yaw)) + abs(math.cos(yaw))
     depth = width * math.sin(_ELEVATION) * across / along  # the footprint's apparent height
-    centre = ((left + right) / 2, bottom - depth * 0.45)
+    centre = ((left + right) / 2, bottom - depth * 0.25)
     size = image.width
-    contact = _ellipse(size, centre, (width * 0.44, depth * 0.42), max(2.0, width * 0.006), 0.85)
-    ambient = _ellipse(size, centre, (width * 0.52, depth * 0.6), max(6.0, width * 0.03), 0.5)
+    # the procedural ambient shadow spreads wider beside a vehicle seen end-on (measured)
+    spread = 0.548 + 0.092 * abs(math.cos(yaw)) ** 12
+    contact = _ellipse(size, centre, (width * 0.44, depth * 0.42), max(2.0, width * 0.004), 0.85)
+    ambient = _ellipse(size, centre, (width * spread, depth * 0.5), max(4.0, width * 0.012), 0.5)
     shadow = 1.0 - (1.0 - contact) * (1.0 - ambient)
     a = rgba[..., 3]
     out_a = a + (1.0 - a) * shadow

@@ -8,7 +8,10 @@ How a query is read
    `#1a2b3c` and `'08` stay whole) and scanned for phrases, longest first, compared without
    punctuation or spaces (so `head-on`, `head on` and `headon` agree):
 
-   - years: four digits 1990–2027, `'08` / `’08` (1990–2027 only), `my2019`; the filler phrase
+   - years: four digits 1990–2027, `'08` / `’08` (1990–2027 only), `my2019`, `my19`, `2019my`,
+     `2019/20`, `2018-19`, `2019/2020` (a year and the next: the first), and years in words
+     (`two thousand and eleven`, `two-thousand-eight`, `nineteen ninety-one`, `nineteen hundred
+     and ninety five`, `twenty-twelve`, `twenty twenty two`, `twenty oh five`); the filler phrase
      `model year` is dropped with them;
    - colors: the 15 presets, `#rgb` / `#rrggbb` (bare hex only right after `color`/`paint`), and
      synonyms mapped to a preset by an explicit table (`COLOR_SYNONYMS`: navy → blue, charcoal →
@@ -26,18 +29,29 @@ How a query is read
    - a few everyday names the catalog does not know (`beamer`, `vette`, `rangie`, `caddy` …) are
      rewritten.
 
-2. The remaining words are searched with `Catalog.search`. Because a removed word may belong to
-   the model (`Honda Gold Wing`, `Peugeot 2008`, `Blue Bird`, `Ram Van`, `Lexus IS 300`), the
-   resolver also searches readings that keep one color word or alias as text, or all soft words,
-   or a year-like number as text (each year-like word in turn is the year). A reading that keeps a
-   parsed word counts only when it yields an exact or prefix model match. The best reading wins: a
-   model match of a better kind (exact > prefix > token > contains > fuzzy), then one with a year,
-   then the one that explains more of the typed words. Only a make (`toyota`) is no match.
+2. The remaining words are searched with `Catalog.search`. A text of more than six remaining words
+   is searched only around the makes it names (step 3's first reading): the vehicle is where a make
+   is named, the rest is filler (`… a picture of a 2018 toyota camry for my blog`). Because a
+   removed word may belong to the model (`Honda Gold Wing`, `Peugeot 2008`, `Blue Bird`, `Ram Van`,
+   `Lexus IS 300`, `Auto Rickshaw`), the resolver also searches readings that keep one color word or
+   alias as text, or all soft words, or a year-like number as text (each year-like word in turn is
+   the year). A reading that keeps a parsed word counts only when it yields an exact or prefix model
+   match. The best reading wins: a model match of a better kind (exact > prefix > token > contains >
+   fuzzy), then one with a year, then the one that explains more of the typed words. Only a make
+   (`toyota`) is no match.
 
-3. When no reading matches better than `contains`: a misspelt model of a make the text names is
-   compared with that make's models only (`chevy camero` → Camaro); failing that, readings with
-   one unknown word left out (two, from four words up) are tried (`subaru wrx sti` → WRX), never
-   leaving only a make's name.
+3. When no reading matches better than `contains`: a named make with one to three words after
+   it (or one or two before it) as the model, matching exactly or by prefix (`subaru wrx sti` →
+   WRX; in a short text without a make: one or two words that are exactly a model's name); else
+   a misspelt model of a make the text names is compared with that make's models only (`chevy
+   camero` → Camaro); failing that, readings with one unknown word left out (two, from four
+   words up) are tried, never leaving only a make's name. Words left out make confidence low.
+
+   Bounded work: typo matching (which compares the whole text with every catalog name) runs
+   only for readings of at most four words that keep every typed word and no parsed one; at most
+   two year-like words are tried as the year, four parsed words as model words, three make names
+   of a text and its first forty words for make names, so a 200-character text costs at most a
+   few dozen catalog searches of at most eight words.
 
 4. Among the model hits of the best kind, the resolver prefers a model whose make the text named
    by words of its own (`rover` in `range rover` names no make), unless that model is a stray
@@ -50,9 +64,12 @@ How a query is read
 Year
 ----
 The `year` argument overrides a year in the text. `extracted.year` is the year asked (argument,
-else text). When the chosen model does not exist in that year, the nearest available year is used
-(the later one on a tie) and confidence is at most medium. Without any year, the model's latest
-year is used.
+else text). When the chosen model does not exist in that year but another catalog entry of the
+same vehicle does (`GLE` and `GLE-Class`, `R1` and `YZF-R1`, `GLE 350 …` and `GLE`, `Miata` and
+`MX-5`: see `_same_vehicle`), that entry is chosen and the literal one follows it in the
+candidates. When no entry has the year, the nearest available year is used (the later one on a
+tie), confidence is at most medium and the candidates list the entries with their years. Without
+any year, the model's latest year is used (and no other entry is considered).
 
 Confidence
 ----------
@@ -62,7 +79,8 @@ Confidence
 - **low**: a fuzzy (typo) match; or a word of the text had to be left out to find a match; or
   several models tie at a `token` or `contains` match.
 - **medium**: every other match (for example the make was not named — `camry 2018` — a prefix or
-  exact tie, a unique token match, or the nearest-year fallback).
+  exact tie, a unique token match, the nearest-year fallback, or a long text whose other words
+  were left out around the named make and model).
 
 `Unresolved` is raised when no model matches; its `makes` lists the makes that were recognised
 (`toyota`, or `toyota zzzz`), empty when none was.

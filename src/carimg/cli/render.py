@@ -44,6 +44,53 @@ def _catalog_body_style(make: str, model: str, year: int) -> tuple[str, str, str
     return str(v.make.slug), str(v.model.slug), str(v.model.body_style)
 
 
+def _generated(make: str, model: str, year: int, view: str, color: str, variation: int) -> Any:
+    """The source render of the `openai` backend (settings from `CARIMG_*`), as an RGBA array."""
+    import asyncio
+    import io
+
+    import numpy as np
+    from PIL import Image
+
+    from carimg.backends.generative import GenerationFailed, generative_backend
+    from carimg.catalog import load_catalog
+    from carimg.config import Settings
+    from carimg.domain.errors import DomainError
+    from carimg.domain.imagerequest import ImageSpec, parse_color, parse_view
+    from carimg.domain.images import SourceRequest
+    from carimg.services import build_render_cache
+
+    vehicle = load_catalog().find_vehicle(make, model, year)
+    if vehicle is None:
+        raise typer.BadParameter(f"{make} {model} {year} is not in the catalog")
+    try:
+        view, color = parse_view(view), parse_color(color)
+    except DomainError as error:
+        raise typer.BadParameter(error.detail) from error
+    settings = Settings()
+    cache = build_render_cache(settings)
+    backend = generative_backend(settings, cache)
+    spec = ImageSpec(vehicle, view, color, None, None, "contain", "transparent", False, 0, "png")
+    request = SourceRequest(spec.source_key(backend.version), vehicle, view, color, variation)
+
+    async def generate() -> bytes:
+        try:
+            cached = await cache.get_source(request.key)
+            return cached if cached is not None else await backend.render(request)
+        finally:
+            await backend.close()
+            cache.close()
+
+    try:
+        png = asyncio.run(generate())
+    except (DomainError, GenerationFailed) as error:  # our words, never the provider's
+        detail = error.detail if isinstance(error, DomainError) else str(error)
+        typer.echo(f"the image model gave no image: {detail}", err=True)
+        raise typer.Exit(1) from None
+    with Image.open(io.BytesIO(png)) as opened:
+        return np.asarray(opened.convert("RGBA"))
+
+
 def register(app: typer.Typer) -> None:
     """Add the render commands to the CLI."""
 
@@ -63,6 +110,12 @@ def register(app: typer.Typer) -> None:
         variation: int = typer.Option(0, help="Alternative seed for the same vehicle."),
         glb: bool = typer.Option(
             False, "--glb", help="Export the 3D model as glTF binary (.glb) instead of an image."
+        ),
+        backend: str = typer.Option(
+            "procedural",
+            "--backend",
+            help="procedural, or openai: the image model of the CARIMG_OPENAI_* settings (a "
+            "paid call; kept in the render cache the server uses).",
         ),
     ) -> None:
         """Render one vehicle to a file (or export its 3D model with --glb)."""
@@ -95,9 +148,15 @@ def register(app: typer.Typer) -> None:
             out.write_bytes(model_bytes)
             typer.echo(f"{out} ({len(model_bytes)} bytes, {body_style}, glTF binary)")
             return
+        if backend not in ("procedural", "openai"):
+            raise typer.BadParameter("procedural or openai", param_hint="--backend")
         try:
-            app_ = Appearance(make, model, year, body_style, variation)
-            rgba = render_source(app_, view, color)
+            if backend == "openai":
+                rgba = _generated(make, model, year, view, color, variation)
+            else:
+                rgba = render_source(
+                    Appearance(make, model, year, body_style, variation), view, color
+                )
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc
         suffix = out.suffix.lower().lstrip(".")

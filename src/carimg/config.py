@@ -40,6 +40,13 @@ class Settings(BaseSettings):
     render_cache_path: Path | None = Field(
         default=None, description="Render cache directory; default `{data_dir}/renders`."
     )
+    render_cache_max_mb: int = Field(
+        default=10240,
+        ge=0,
+        description="Most megabytes the local render cache directory may hold (0: no bound); "
+        "past it the least recently used derived images are deleted, source renders last. "
+        "A bucket (`s3_bucket`) is not bounded here: use its lifecycle rules.",
+    )
     redis_url: str | None = Field(
         default=None,
         description="Redis URL for rate windows and render budgets shared by several processes.",

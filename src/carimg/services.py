@@ -111,7 +111,8 @@ def build_blob_store(settings: Settings) -> BlobStore:
             access_key_id=settings.s3_access_key_id,
             secret_access_key=settings.s3_secret_access_key,
         )
-    return LocalBlobStore(settings.render_cache_dir)
+    bound = settings.render_cache_max_mb * 1024 * 1024 or None
+    return LocalBlobStore(settings.render_cache_dir, max_bytes=bound)
 
 
 def build_render_cache(settings: Settings) -> RenderCache:

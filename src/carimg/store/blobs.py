@@ -8,9 +8,11 @@ stops the store from answering is `BlobStoreError`.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import os
 import tempfile
+import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -46,21 +48,88 @@ class BlobStore(Protocol):
 
 
 class LocalBlobStore:
-    """Files under one directory; writes go to a temporary file renamed into place."""
+    """Files under one directory; writes go to a temporary file renamed into place.
+
+    With `max_bytes`, the directory is kept under that size: a write that takes it over deletes
+    the least recently used files (a read or a write makes a file recent: its modification
+    time) until it is at 90 % of the bound, those under `evicted_last` (source renders) only
+    once nothing else is left. The size is counted from a scan of the tree, at the first write
+    and at each eviction, so several processes sharing the directory stay near the bound."""
 
     kind = "local"
 
-    def __init__(self, root: Path) -> None:
+    def __init__(
+        self, root: Path, max_bytes: int | None = None, evicted_last: str = "source/"
+    ) -> None:
         self.root = root
+        self.max_bytes = max_bytes
+        self._evicted_last = evicted_last
+        self._used: int | None = None  # bytes in the tree as this process counts them
+        self._lock = threading.Lock()  # one eviction at a time in this process
 
     def _path(self, key: str) -> Path:
         return self.root / key
 
     async def get(self, key: str) -> bytes | None:
-        return await asyncio.to_thread(self._read, self._path(key))
+        path = self._path(key)
+        if self.max_bytes is None:
+            return await asyncio.to_thread(self._read, path)
+        return await asyncio.to_thread(self._read_recent, path)
+
+    def _read_recent(self, path: Path) -> bytes | None:
+        """`_read`, the file then the most recently used (its modification time)."""
+        data = self._read(path)
+        if data is not None:
+            with contextlib.suppress(FileNotFoundError):
+                os.utime(path)
+        return data
 
     async def put(self, key: str, data: bytes) -> None:
-        await asyncio.to_thread(self._write, self._path(key), data)
+        await asyncio.to_thread(self._bounded_write, self._path(key), data)
+
+    def _bounded_write(self, path: Path, data: bytes) -> None:
+        if self.max_bytes is None:
+            self._write(path, data)
+            return
+        try:
+            before = path.stat().st_size
+        except FileNotFoundError:
+            before = 0
+        self._write(path, data)
+        with self._lock:
+            used = self._scan()[0] if self._used is None else self._used + len(data) - before
+            self._used = self._evict() if used > self.max_bytes else used
+
+    def _scan(self) -> tuple[int, list[tuple[bool, float, int, str]]]:
+        """Bytes in the tree, and each file as (evicted last, modified, size, path)."""
+        total, files = 0, []
+        for directory, _, names in os.walk(self.root):
+            for name in names:
+                if name.startswith(".tmp-"):
+                    continue
+                path = os.path.join(directory, name)
+                try:
+                    status = os.stat(path)
+                except FileNotFoundError:  # another process evicted it meanwhile
+                    continue
+                key = os.path.relpath(path, self.root)
+                files.append(
+                    (key.startswith(self._evicted_last), status.st_mtime, status.st_size, path)
+                )
+                total += status.st_size
+        return total, files
+
+    def _evict(self) -> int:
+        """Delete least recently used files down to 90 % of `max_bytes`; returns the bytes left."""
+        assert self.max_bytes is not None
+        total, files = self._scan()
+        target = self.max_bytes * 9 // 10
+        for _, _, size, path in sorted(files):  # others before `evicted_last`, oldest first
+            if total <= target:
+                break
+            Path(path).unlink(missing_ok=True)
+            total -= size
+        return total
 
     async def exists(self, key: str) -> bool:
         return await asyncio.to_thread(self._path(key).exists)

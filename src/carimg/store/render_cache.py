@@ -22,8 +22,9 @@ class RenderCache:
         self._memory: OrderedDict[str, bytes] = OrderedDict()
         self._memory_bytes = 0
         self._memory_limit = memory_bytes
-        # Sources are never deleted or rewritten (a flagged render gets a new key), so a source
-        # seen once needs no second round trip to the store.
+        # Sources are never rewritten (a flagged render gets a new key), and deleted only by a
+        # full bounded local cache, last: a source seen once needs no second round trip to the
+        # store until a read finds it gone.
         self._known_sources: set[str] = set()
 
     @staticmethod
@@ -42,6 +43,8 @@ class RenderCache:
         data = await self.blobs.get(self._key("source", key))
         if data is not None:
             self._know_source(key)
+        else:  # a bounded local cache may have evicted it
+            self._known_sources.discard(key)
         return data
 
     async def put_source(self, key: str, data: bytes) -> None:

@@ -54,6 +54,9 @@ class _Silhouette:
         if _roundness(plan) < 0.1:
             # a slab-sided off-roader or van: its bonnet runs nearly flat to the screen
             self.nose_z = max(plan.nose_z, self.cowl_z - 0.06)
+        elif plan.style in ("suv", "pickup"):
+            # an SUV's or pickup's bonnet stays high to a tall, upright nose
+            self.nose_z = max(plan.nose_z, self.cowl_z - 0.12)
         else:
             self.nose_z = plan.nose_z
         if plan.rear in ("box",) or plan.style in ("bus", "truck"):
@@ -771,6 +774,10 @@ def _decal_params(
         # a hatch's thick C-pillar: the side glass ends ahead of the tailgate and leans forward
         win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase + 0.12)
         p[m.WIN_REAR_LEAN] = 0.55
+    elif plan.rear == "hatch" and plan.style in ("suv", "crossover") and plan.era > 0.5:
+        # a modern SUV's thick, forward-leaning D-pillar (a wagon's is thin and upright)
+        win_rear_s -= 0.12
+        p[m.WIN_REAR_LEAN] = 0.35
     elif plan.rear == "hatch":
         p[m.WIN_REAR_LEAN] = 0.12
     p[m.WIN_FRONT] = x_of(win_front_s)

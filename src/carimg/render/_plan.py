@@ -195,6 +195,11 @@ def _rear_of(style: str, roof: str, backlight_rake: float) -> str:
     if style == "pickup":
         # a raked rear glass on a pickup is a sail over the bed (Cybertruck)
         return "fast" if backlight_rake < 45 else "pickup"
+    if roof in ("floating", "targa"):
+        # a pillar treatment, not a tail: the body style says how the roof ends
+        return {"sedan": "notch", "coupe": "fast", "convertible": "fast", "fastback": "fast"}.get(
+            style, "hatch"
+        )
     return _REAR_OF_ROOF.get(roof, "hatch")
 
 

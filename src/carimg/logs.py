@@ -41,6 +41,8 @@ _SECRET_TEXT = (
         ),
         r"\g<1>[redacted]",
     ),
+    # OpenAI-style keys (the generative backend's CARIMG_OPENAI_API_KEY): sk-…, sk-proj-…
+    (re.compile(r"\b(sk-)[A-Za-z0-9_\-]{16,}"), r"\g<1>[redacted]"),
     # our cookies (session, playground, CSRF) wherever a `name=value` pair shows
     (re.compile(r"\b(carimg_[a-z_]+=)[^;\s&\"']+"), r"\g<1>[redacted]"),
 )
@@ -56,9 +58,9 @@ def redact(path: str) -> str:
 # Something at least one pattern above needs (lower case); text without any of them is returned
 # as it is (most log text), which keeps the access log cheap.
 _SECRET_MARKERS = (
-    "cimg_", "cat_", "crt_", "cac_", "sk_", "rk_", "whsec_", "bearer", "basic", "authorization",
-    "cookie", "x-api-key", "carimg_", "/api/v1/delivery/", "key=", "token=", "sig=", "code=",
-    "secret=", "password=",
+    "cimg_", "cat_", "crt_", "cac_", "sk_", "sk-", "rk_", "whsec_", "bearer", "basic",
+    "authorization", "cookie", "x-api-key", "carimg_", "/api/v1/delivery/", "key=", "token=",
+    "sig=", "code=", "secret=", "password=",
 )  # fmt: skip
 
 

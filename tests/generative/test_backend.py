@@ -19,6 +19,7 @@ from carimg.backends.generative import (
 )
 from carimg.catalog import Vehicle
 from carimg.domain.errors import Unavailable
+from carimg.logs import scrub
 from carimg.render import VIEW_YAWS, Appearance, alpha_bounds, render_source
 from carimg.store.render_cache import RenderCache
 from tests.generative.conftest import source_request
@@ -244,3 +245,8 @@ async def test_the_key_never_appears_in_log_lines_or_errors(
         await backend.render(source_request(backend, camry, REFERENCE_VIEW))
     assert API_KEY not in caplog.text
     assert API_KEY not in str(raised.value) and API_KEY not in repr(raised.value.__cause__)
+
+
+def test_the_log_scrubber_redacts_openai_style_keys() -> None:
+    line = scrub(f"calling the model with {API_KEY} failed")
+    assert API_KEY not in line and "sk-[redacted]" in line

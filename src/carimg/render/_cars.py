@@ -338,8 +338,11 @@ def build_car(app: Appearance) -> VehicleModel:
 
 
 def _arch_gap(plan: BodyPlan) -> float:
-    if plan.style in ("suv", "pickup") or plan.has("flared_fenders"):
-        return 0.06 if plan.clearance < 0.22 else 0.085
+    # the tyre fills its arch as on the real car: off-roaders keep room to articulate
+    if plan.has("flared_fenders") or plan.has("spare_wheel") or plan.clearance >= 0.24:
+        return 0.07
+    if plan.style in ("suv", "pickup", "crossover"):
+        return 0.045
     if plan.style in ("bus", "truck"):
         return 0.06
     return 0.035 if plan.clearance < 0.13 else 0.045
@@ -365,7 +368,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     # ground clearance is measured at the lowest part under the car; the sill you see is higher,
     # most on trucks and SUVs (their sill sits above the axles' clearance)
     tall = plan.style in ("suv", "crossover", "pickup", "van", "minivan")
-    sill = plan.clearance + (0.09 if tall else 0.025)
+    sill = plan.clearance + (0.14 if tall else 0.025)
     lift = np.maximum(
         0.12 * np.clip(1 - s / (0.7 * plan.front_oh), 0, 1) ** 2,
         0.14 * np.clip(1 - (L - s) / (0.6 * max(plan.rear_oh, 0.2)), 0, 1) ** 2,
@@ -887,7 +890,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
     p[m.GR_W] = gw * w_front if not big else w_front * 0.55
-    p[m.GR_H] = gh * {"pickup": 2.0, "truck": 1.6, "suv": 1.35}.get(plan.style, 1.0)
+    p[m.GR_H] = gh * {"pickup": 2.0, "truck": 1.6, "suv": 1.7}.get(plan.style, 1.0)
     if plan.style == "pickup":
         p[m.GR_W] = max(p[m.GR_W], 0.55 * w_front)
     p[m.GR_ROUND] = ground

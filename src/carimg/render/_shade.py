@@ -355,7 +355,7 @@ def body_decal(
             for wx in (decal[m.WHEEL_F], decal[m.WHEEL_R]):
                 dx = x - wx
                 dz = z - decal[m.AXLE_Z]
-                dd = math.sqrt(dx * dx + dz * dz) - decal[m.ARCH_R] - 0.07
+                dd = math.sqrt(dx * dx + dz * dz) - decal[m.ARCH_R] - 0.05
                 if dz > -0.05:
                     dmin = min(dmin, dd)
             dmin = min(dmin, z - decal[m.ROCKER_H])

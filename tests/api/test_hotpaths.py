@@ -495,3 +495,14 @@ async def test_a_key_revoked_by_another_process_is_refused_at_once(
         await other.dispose()
     assert (await client.get(url)).status_code == 403
     assert (await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)).status_code == 401
+
+
+async def test_a_width_of_thousands_of_digits_is_a_400_problem(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    """Past Python's 4,300-digit limit int() raises: such a query is the framework's 400."""
+    params = {**CAMRY, "w": "1" * 4301}
+    response = await client.get(IMAGE_URL, params=params, headers=customer.headers)
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"
+    assert response.json()["parameter"] == "w"

@@ -52,3 +52,16 @@ async def test_get_car_image_bills_one_credit(
     kinds = [block["type"] for block in result["content"]]
     assert kinds == ["image", "text"]
     assert result["structuredContent"]["credits_remaining"] == 99
+
+
+async def test_a_json_array_nested_a_thousand_deep_is_a_400_problem(
+    client: httpx.AsyncClient, customer: Customer
+) -> None:
+    body = b"[" * 1000 + b"]" * 1000
+    response = await client.post(
+        "/api/mcp",
+        content=body,
+        headers=customer.headers | ACCEPT | {"Content-Type": "application/json"},
+    )
+    assert response.status_code == 400
+    assert response.headers["content-type"] == "application/problem+json"

@@ -23,13 +23,14 @@ SECRET_NAME = re.compile(
     re.IGNORECASE,
 )
 # `==` on names that look secret but are not: a file checksum, a request-body fingerprint, a
-# query's canonical order, a key's scopes or owner.
+# query's canonical order, a key's scopes or owner, a connection's fixed display prefix.
 NOT_SECRET = {
     "cli/bulk.py": {'_digest(path.read_bytes()) == record.get("sha256")'},
     "domain/idempotency.py": {"stored.request_hash != request_hash"},
     "api/embed.py": {
         'sorted(canonical) != sorted((k, v) for k, v in raw_items if keep_key or k != "key")'
     },
+    "domain/billing.py": {"principal.key.prefix == CONNECTION_PREFIX"},
     "domain/oauth_external.py": {"principal.key.scopes != scopes"},
     "domain/web_accounts.py": {"key.account_id != account.id"},
 }

@@ -142,6 +142,8 @@ def _batch_of(body: bytes, protocol_version: str | None) -> list[Any]:
         members = json.loads(body)
     except ValueError:
         return []
+    except RecursionError:  # arrays nested about a thousand deep: not a JSON-RPC batch
+        raise InvalidRequest("The JSON body is nested too deeply to be a request.") from None
     if not isinstance(members, list):
         return []
     if not members:

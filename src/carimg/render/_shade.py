@@ -185,6 +185,38 @@ def _grille_pattern(ay: float, z: float, decal: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _shut_lines(
+    x: float,
+    ay: float,
+    z: float,
+    nx: float,
+    nz: float,
+    belt: float,
+    decal: np.ndarray,
+    profile: np.ndarray,
+) -> float:
+    """Signed distance to the bonnet, boot-lid and tailgate shut lines (panel gaps)."""
+    if decal[m.IS_CAR] < 0.5 or decal[m.CABIN_FRONT] != 0.0:
+        return 1e9
+    w = _prof(profile, decal, x, 2)
+    d = 1e9
+    lip = decal[m.X_FRONT] - 0.16
+    if nz > 0.3 and decal[m.X_A] + 0.03 < x:
+        # the bonnet: along the wings' tops, across the nose where it meets the fascia
+        if x < lip:
+            d = min(d, abs(ay - w * 0.8) - 0.002)
+        if ay < w * 0.8:
+            d = min(d, abs(x - lip) - 0.002)
+    if decal[m.BED_FRONT] == 0.0 and nz > 0.3 and x < decal[m.X_GH_END] - 0.03:
+        # a boot lid behind the rear glass
+        d = min(d, abs(ay - w * 0.84) - 0.002)
+    if nx < -0.55 and decal[m.X_GH_END] < decal[m.X_REAR] + 0.1 and z > decal[m.BUMPER_R_Z]:
+        # a tailgate: its sides on the tail, up to the roof
+        d = min(d, abs(ay - w * 0.8) - 0.002)
+    return d
+
+
+@njit(cache=True, nogil=True)
 def body_decal(
     x: float,
     y: float,
@@ -266,6 +298,14 @@ def body_decal(
         if x > decal[m.X_RF] - 0.015:
             d = min(z - (belt + 0.012), x - decal[m.X_RF] + 0.015)
             cov = _cov(-d, aa) * (1.0 - corner)
+            if cov > 0.5 and decal[m.IS_CAR] > 0.5:
+                # two wiper blades parked along the screen's base
+                for y0 in (-0.5, 0.08):
+                    t = y - y0
+                    if 0.0 < t < 0.56:
+                        d_w = abs(z - (belt + 0.03 + 0.07 * t)) - 0.006
+                        if d_w < aa:
+                            return m.GLASS, m.BLACKGLOSS, _cov(d_w, aa), 0.0
             return pillar_mat, m.GLASS, cov, 0.0
         if x < decal[m.X_RR] + 0.01:
             d = min(z - (belt + 0.04), decal[m.X_RR] + 0.01 - x)
@@ -279,6 +319,9 @@ def body_decal(
     if any_ > 0.55 and in_gh_x and decal[m.CABIN_FRONT] == 0.0 and z > belt - 0.012:  # noqa: SIM102
         if decal[m.WIN_REAR] < x < decal[m.WIN_FRONT]:
             return m.PAINT, m.TRIM, _cov(-(z - belt + 0.01), aa), 0.0
+    seam_p = _shut_lines(x, ay, z, nx, nz, belt, decal, profile)
+    if seam_p < aa:
+        return m.PAINT, m.UNDER, _cov(seam_p, aa) * 0.85, 0.0
     front = nx > 0.3 or (x > decal[m.X_FRONT] - 0.3 and nx > -0.05)
     rear = nx < -0.3 or (x < decal[m.X_REAR] + 0.3 and nx < 0.05)
     if front and x > decal[m.X_FRONT] - 0.6:

@@ -928,18 +928,19 @@ def _same_vehicle(model: Model, other: Model) -> bool:
     """
     if model.make.id != other.make.id or model is other:
         return False
-    if _SAME_VEHICLE.get(model.key) == other.key or _SAME_VEHICLE.get(other.key) == model.key:
+    mine, theirs = model.key, other.key  # match keys of the names
+    if _SAME_VEHICLE.get(mine) == theirs or _SAME_VEHICLE.get(theirs) == mine:
         return True
-    key, other_key = model.key.removesuffix("class"), other.key.removesuffix("class")
-    if key not in other_key and other_key not in key:
+    mine, theirs = mine.removesuffix("class"), theirs.removesuffix("class")
+    if mine not in theirs and theirs not in mine:
         return False  # every relation below has one name within the other
     words, other_words = _name_words(model), _name_words(other)
-    key, other_key = "".join(words), "".join(other_words)
-    if key == other_key:
+    joined, other_joined = "".join(words), "".join(other_words)
+    if joined == other_joined:
         return True
-    short, long_key = sorted((key, other_key), key=len)
-    extra = long_key[: len(long_key) - len(short)]
-    if long_key.endswith(short) and extra.isalpha() and len(extra) >= _MIN_NICKNAME:
+    short, long_name = sorted((joined, other_joined), key=len)
+    extra = long_name[: len(long_name) - len(short)]
+    if long_name.endswith(short) and extra.isalpha() and len(extra) >= _MIN_NICKNAME:
         return True
     short_words, long_words = sorted((words, other_words), key=len)
     rest = long_words[len(short_words) :]

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from carimg.catalog._design import DesignData, Generation, Tyre, load_design_data
+from carimg.catalog._design import Generation, Tyre, load_design_data
 from carimg.render._appearance import Appearance, stable_seed
 
 # how a rear end is drawn: notch (saloon boot), fast (fastback), hatch (hatch, wagon, SUV),
@@ -143,14 +143,12 @@ _RIGID_STYLES = ("bus", "truck")  # their priors are hand-set (no records of tho
 
 
 @functools.cache
-def _record_medians_cached(style: str) -> _Prior:
-    return _record_medians(style, load_design_data())
-
-
-def _record_medians(style: str, data: DesignData) -> _Prior:
+def _segment_prior(style: str) -> _Prior:
+    """A body style's typical record: its envelope is the median of that style's records (the
+    hand-set prior where there are fewer than five, and always for buses and trucks)."""
     base = _PRIORS.get(style, _PRIORS["other"])
-    records = [g for g in data.generations if g.body == style]
-    if len(records) < 5:
+    records = [g for g in load_design_data().generations if g.body == style]
+    if len(records) < 5 or style in _RIGID_STYLES:
         return base
 
     def med(values: list[float]) -> float:
@@ -222,7 +220,7 @@ def plan_for(app: Appearance) -> BodyPlan:
 
 
 def _plan_from_record(g: Generation, year: int) -> BodyPlan:
-    prior = _record_medians_cached(g.body) if g.body not in _RIGID_STYLES else _PRIORS[g.body]
+    prior = _segment_prior(g.body)
     style = g.body
     roof = g.roof
     length, height = g.length, g.height
@@ -325,7 +323,7 @@ def _roof_end_default(roof: str, g: Generation, p: _Prior) -> float:
 
 def _plan_from_prior(app: Appearance) -> BodyPlan:
     style = app.body_style if app.body_style in _PRIORS else "other"
-    p = _record_medians_cached(style) if style not in _RIGID_STYLES else _PRIORS[style]
+    p = _segment_prior(style)
     rng = np.random.default_rng(stable_seed("model", app.make, app.model, app.variation))
 
     def j(scale: float) -> float:

@@ -21,7 +21,19 @@ _SECRET_QUERY = re.compile(
     r"code|client_secret|password)=)[^&#\s\"']*",
     re.IGNORECASE,
 )
-_DELIVERY_TOKEN = re.compile(r"(/api/v1/delivery/)(?!\{token\})[^/?#\s\"']+")  # not the template
+# A delivery token is redacted by pattern, not by route: whatever follows a `delivery` path
+# segment in any case, however many slashes (or backslashes, or encoded ones) surround it, up to
+# the query; near misses of the route (`/api/v1/delivery//T`, `/api/v1/Delivery/T`,
+# `/api/v1//delivery/T`) carry valid tokens too. The route template `{token}` stays readable.
+_SEPARATOR = r"(?:/|\\|%2f|%5c)"
+_DELIVERY_TOKEN = re.compile(
+    rf"({_SEPARATOR}delivery{_SEPARATOR}+)(?!\{{token\}}(?![\w\-]))[^?#\s\"']+", re.IGNORECASE
+)
+# Any other path segment shaped like a token carimg issues (43 URL-safe characters; 40 or more
+# here): a mistyped route (`/api/v1/delivey/T`) still shows no secret.
+_TOKEN_SEGMENT = re.compile(
+    rf"({_SEPARATOR})[A-Za-z0-9_\-]{{40,}}(?=[/\\?#\s\"']|%2f|%5c|$)", re.IGNORECASE
+)
 _SECRET_TEXT = (
     # credentials in headers as they appear in text: `Authorization: Bearer …`, `x-api-key: …`
     (
@@ -51,7 +63,9 @@ REDACTED = "[redacted]"
 
 def redact(path: str) -> str:
     """A request path with delivery tokens and secret query values replaced."""
-    path = _DELIVERY_TOKEN.sub(rf"\g<1>{REDACTED}", path)
+    if "delivery" in path.lower():
+        path = _DELIVERY_TOKEN.sub(rf"\g<1>{REDACTED}", path)
+    path = _TOKEN_SEGMENT.sub(rf"\g<1>{REDACTED}", path)
     return _SECRET_QUERY.sub(rf"\g<1>{REDACTED}", path)
 
 
@@ -59,7 +73,7 @@ def redact(path: str) -> str:
 # as it is (most log text), which keeps the access log cheap.
 _SECRET_MARKERS = (
     "cimg_", "cat_", "crt_", "cac_", "sk_", "sk-", "rk_", "whsec_", "bearer", "basic",
-    "authorization", "cookie", "x-api-key", "carimg_", "/api/v1/delivery/", "key=", "token=",
+    "authorization", "cookie", "x-api-key", "carimg_", "delivery", "key=", "token=",
     "sig=", "code=", "secret=", "password=",
 )  # fmt: skip
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import io
+import json
+import logging
 import secrets
 from typing import Any
 
@@ -19,6 +21,7 @@ from PIL import Image
 from carimg.domain.clock import FixedClock
 from carimg.domain.errors import Unavailable
 from carimg.domain.imagerequest import parse_image_request
+from carimg.logs import REDACTED, JsonFormatter
 from carimg.services import Services
 from tests.api.delivery_helpers import (
     THUMB,
@@ -27,6 +30,7 @@ from tests.api.delivery_helpers import (
     mint_url,
     path_of,
     sqlite_only,
+    token_of,
 )
 from tests.api.images_helpers import fresh_paint
 from tests.conftest import Customer
@@ -359,3 +363,20 @@ async def test_capped_urls_are_private_and_never_stored(
     assert response.headers["cache-control"] == "private, no-store"
     not_modified = await client.get(path, headers={"If-None-Match": response.headers["etag"]})
     assert not_modified.headers["cache-control"] == "private, no-store"
+
+
+# -- the access log -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "near_miss", ["/api/v1/delivery//", "/api/v1/Delivery/", "/api/v1//delivery/"]
+)
+async def test_the_access_log_shows_no_valid_token_on_a_near_miss_path(
+    client: httpx.AsyncClient, customer: Customer, caplog: pytest.LogCaptureFixture, near_miss: str
+) -> None:
+    token = token_of(await mint_url(client, customer.headers))
+    with caplog.at_level(logging.INFO, logger="carimg.access"):
+        await client.get(near_miss + token)
+    line = JsonFormatter().format([r for r in caplog.records if r.name == "carimg.access"][-1])
+    assert token not in line
+    assert json.loads(line)["path"] == near_miss + REDACTED

@@ -35,7 +35,8 @@ SECRET_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ),
     (
         "delivery token",
-        re.compile(r"/api/v1/delivery/" + _OK + r"(?!\{token\})[^/?#\s\"'\\]+"),
+        # near misses of the route too (`/api/v1/Delivery//…`): they carry valid tokens
+        re.compile(r"/delivery/+" + _OK + r"(?!\{token\})[^/?#\s\"'\\]+", re.I),
     ),
     ("query secret", re.compile(rf"[?&](?:{_NAMES})=" + _OK + r"[^&#\s\"'\\]+", re.I)),
     (

@@ -18,6 +18,7 @@ LEAKS = {
     "API key": f"created {KEY}",
     "OAuth token or code": f"refresh crt_{TOKEN}",
     "delivery token": f'"GET /api/v1/delivery/{TOKEN} HTTP/1.1" 200',
+    "delivery token on a near miss": f'"GET /api/v1/Delivery//{TOKEN} HTTP/1.1" 404',
     "query secret": f"GET /images/car.png?make=bmw&sig={'ab' * 32}",
     "secret field": f'{{"device_code": "{TOKEN}"}}',
     "credential header": f"Authorization: Bearer {TOKEN}",
@@ -27,7 +28,7 @@ LEAKS = {
 
 @pytest.mark.parametrize(("kind", "line"), LEAKS.items())
 def test_each_kind_of_secret_is_found(kind: str, line: str) -> None:
-    assert kind in find_secrets(line)
+    assert kind.removesuffix(" on a near miss") in find_secrets(line)
 
 
 @pytest.mark.parametrize("line", [line for line in LEAKS.values() if "device_code" not in line])

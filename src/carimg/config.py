@@ -241,8 +241,9 @@ class Settings(BaseSettings):
     )
     smtp_host: str | None = Field(
         default=None,
-        description="Mail server for password-reset links; unset: the link is written to the "
-        "server log (level WARNING, logger carimg.web) for the operator to pass on.",
+        description="Mail server for password-reset links; unset: no link is mailed or logged, "
+        "the server log (level WARNING, logger carimg.web) says who asked, and "
+        "`carimg admin reset-link --email E` prints a link for the operator to pass on.",
     )
     smtp_port: int = Field(default=587, ge=1, le=65535, description="Mail server port.")
     smtp_username: str | None = Field(default=None, description="Mail server user name.")

@@ -151,6 +151,25 @@ admin.command("suspend", help="Suspend an account: every key answers 403.")(
 admin.command("unsuspend", help="Make a suspended account active again.")(_status_command("active"))
 
 
+@admin.command("reset-link")
+def reset_link(
+    email: str = typer.Option(..., help="The account's e-mail address."),
+    as_json: bool = JsonOption,
+) -> None:
+    """Make a one-hour, one-use password-reset link to pass on (the way without a mail
+    server) → {email, reset_link, expires_at}."""
+
+    async def action(services: Any) -> dict[str, Any]:
+        link, expires_at = await services.web_accounts.reset_link(email)
+        return {
+            "email": email.strip().lower(),
+            "reset_link": link,
+            "expires_at": expires_at.isoformat(),
+        }
+
+    _run(action, as_json)
+
+
 @admin.command("confirm-checkout")
 def confirm_checkout(
     id: str = typer.Option(..., help="The checkout id (chk_…)."),

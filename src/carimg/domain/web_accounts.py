@@ -84,13 +84,6 @@ class Mailer(Protocol):
     async def send(self, to: str, subject: str, body: str) -> None: ...
 
 
-class LogMailer:
-    """No mail server: the message goes to the server log for the operator to pass on."""
-
-    async def send(self, to: str, subject: str, body: str) -> None:
-        logger.warning("mail to %s (no mail server configured): %s\n%s", to, subject, body)
-
-
 class SmtpMailer:
     """Mail through the configured SMTP server (STARTTLS unless turned off)."""
 
@@ -117,8 +110,10 @@ class SmtpMailer:
             smtp.send_message(message)
 
 
-def mailer_for(settings: Settings) -> Mailer:
-    return SmtpMailer(settings) if settings.smtp_host else LogMailer()
+def mailer_for(settings: Settings) -> Mailer | None:
+    """The configured mail server; None without one (then operators hand out reset links, see
+    `WebAccounts.reset_link`)."""
+    return SmtpMailer(settings) if settings.smtp_host else None
 
 
 class WebAccounts:
@@ -133,7 +128,7 @@ class WebAccounts:
         billing: Billing,
         pricing: Pricing,
         counters: Counters,
-        mailer: Mailer,
+        mailer: Mailer | None,
         settings: Settings,
         clock: Clock,
     ) -> None:
@@ -231,7 +226,11 @@ class WebAccounts:
 
     async def request_reset(self, email: str, *, ip: str) -> None:
         """Mail a one-hour reset link when an account has this address. The answer is the same
-        either way, so the form does not tell who has an account."""
+        either way, so the form does not tell who has an account.
+
+        Without a mail server no link is made: a secret never goes to the log (which redacts
+        it anyway). The log says that someone asked and how the operator makes a link to pass
+        on: `carimg admin reset-link --email …` (`reset_link`)."""
         await self._spend("reset", ip, RESET_REQUESTS_PER_IP, "reset requests from this address")
         email = email.strip().lower()
         account = await self._account_store.by_email(email) if "@" in email else None
@@ -241,10 +240,15 @@ class WebAccounts:
         key, _ = self._window("reset-mail", digest(email), seconds)
         if await self._counters.incr(key, 1, seconds + 60) > count:
             return  # quietly: the owner already has several links in the mailbox
-        token = secrets.token_urlsafe(32)
-        now = self._clock.now()
-        await self._store.add_reset(digest(token), account.id, now, now + RESET_LIFETIME)
-        link = f"{self._settings.base_url}/reset-password?token={token}"
+        if self._mailer is None:
+            logger.warning(
+                "password reset asked for %s; no mail server is configured (CARIMG_SMTP_HOST): "
+                "`carimg admin reset-link --email %s` prints a one-hour link to pass on",
+                account.email,
+                account.email,
+            )
+            return
+        link, _ = await self._new_reset_link(account)
         await self._mailer.send(
             account.email,
             "Reset your carimg password",
@@ -252,6 +256,22 @@ class WebAccounts:
             f"Set a new password within an hour: {link}\n\n"
             "If it was not you, ignore this message; the password stays as it is.\n",
         )
+
+    async def reset_link(self, email: str) -> tuple[str, datetime]:
+        """A new one-hour, one-use reset link for the active account with this address, and
+        when it expires: the operator's way to help when no mail server is configured."""
+        account = await self._accounts.by_email(email.strip().lower())
+        if account.status != "active":
+            raise Forbidden(
+                "This account is suspended; unsuspend it first.", code="account_suspended"
+            )
+        return await self._new_reset_link(account)
+
+    async def _new_reset_link(self, account: Account) -> tuple[str, datetime]:
+        token = secrets.token_urlsafe(32)
+        now = self._clock.now()
+        await self._store.add_reset(digest(token), account.id, now, now + RESET_LIFETIME)
+        return f"{self._settings.base_url}/reset-password?token={token}", now + RESET_LIFETIME
 
     async def reset_is_valid(self, token: str) -> bool:
         return await self._store.reset_account(digest(token), self._clock.now()) is not None

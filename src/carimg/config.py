@@ -37,6 +37,13 @@ class Settings(BaseSettings):
     delivery_ttl_min: int = Field(default=60, ge=60, le=604800)
     delivery_ttl_max: int = Field(default=604800, ge=60, le=604800)
     max_batch_urls: int = Field(default=50, ge=1, le=50)
+    delivery_origin_sec_fetch: bool = Field(
+        default=True,
+        description="A signed URL whose key lists allowed origins, loaded by a page that names "
+        "no site (neither Referer nor Origin): refused (403 origin_not_allowed) when the "
+        "browser's Sec-Fetch-Site says another site's page asked (cross-site, same-site); "
+        "false: every such load passes, as the spec's letter has it.",
+    )
     render_cache_path: Path | None = Field(
         default=None, description="Render cache directory; default `{data_dir}/renders`."
     )

@@ -8,7 +8,7 @@ from starlette.responses import Response
 from carimg.api.auth import ServicesDep
 from carimg.api.images import IMAGE_MEDIA_TYPES, ImageBody
 from carimg.api.problems import problem_responses
-from carimg.domain.deliveryurls import Loaded
+from carimg.domain.deliveryurls import Asking, Loaded
 from carimg.services import Services
 
 router = APIRouter(tags=["delivery"])
@@ -29,10 +29,14 @@ def cache_control(loaded: Loaded, variant: str) -> str:
 
 async def serve_delivery(request: Request, services: Services, token: str, head: bool) -> Response:
     """One load (GET) or validation (HEAD); also served outside FastAPI, see api/hotpaths."""
+    headers = request.headers
     loaded = await services.delivery_urls.load(
         token,
-        referer=request.headers.get("referer"),
-        origin=request.headers.get("origin"),
+        asking=Asking(
+            referer=headers.get("referer"),
+            origin=headers.get("origin"),
+            fetch_site=headers.get("sec-fetch-site"),
+        ),
         head=head,
         if_none_match=request.headers.get("if-none-match"),
     )

@@ -95,19 +95,49 @@ def token_hash(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-def _admitted(
-    row: DeliveryUrlRow | None, referer: str | None, origin: str | None
-) -> DeliveryUrlRow:
-    """`row` when it may be loaded from this page (Referer, Origin); else Forbidden."""
+# `Sec-Fetch-Site` values (Fetch Metadata) that say the page is carimg's own or that nobody's
+# page asked (the address bar, a bookmark); any other value names another site's page.
+_NOT_ANOTHER_SITE = frozenset({"same-origin", "none"})
+
+
+@dataclass(frozen=True, slots=True)
+class Asking:
+    """Who asks for a load, as a browser tells it: the `Referer`, `Origin` and `Sec-Fetch-Site`
+    request headers (each None when not sent)."""
+
+    referer: str | None = None
+    origin: str | None = None
+    fetch_site: str | None = None
+
+
+_NO_PAGE = Asking()  # the service's own loads (the agent endpoint's images)
+
+
+def _admitted(row: DeliveryUrlRow | None, asking: Asking, sec_fetch: bool) -> DeliveryUrlRow:
+    """`row` when it may be loaded from this page; else Forbidden.
+
+    A URL whose minting key lists allowed origins loads only where the page's origin (from
+    `Origin`, else `Referer`) is listed. A load that names no origin passes (the spec: "requests
+    with neither header pass"), unless `sec_fetch` (`CARIMG_DELIVERY_ORIGIN_SEC_FETCH`) and the
+    browser's `Sec-Fetch-Site` says another site's page asked (`cross-site`, `same-site`): a
+    page that sends no Referer (`referrerpolicy="no-referrer"`) cannot then show the URL
+    anywhere. Clients that send no `Sec-Fetch-Site` (servers, curl, older browsers) could send
+    any Referer they like, so refusing them would protect nothing."""
     if row is None:
         raise Forbidden("This delivery URL is not valid (unknown or altered token).")
     if row.key_revoked:
         raise Forbidden("The key that minted this URL was revoked; the URL no longer works.")
     if row.key_origins:
-        asking = _origin_of(origin) or _origin_of(referer)
-        if asking is not None and asking not in row.key_origins:
+        page = _origin_of(asking.origin) or _origin_of(asking.referer)
+        allowed = ", ".join(row.key_origins)
+        if page is not None and page not in row.key_origins:
+            raise Forbidden(f"This URL may only be shown on {allowed}.", code="origin_not_allowed")
+        fetch_site = (asking.fetch_site or "none").strip().lower()
+        if page is None and sec_fetch and fetch_site not in _NOT_ANOTHER_SITE:
             raise Forbidden(
-                f"This URL may only be shown on {', '.join(row.key_origins)}.",
+                f"This URL may only be shown on {allowed}, and this page names no site (no "
+                "Referer or Origin): let it send at least its origin (the default "
+                "Referrer-Policy, strict-origin-when-cross-origin, does).",
                 code="origin_not_allowed",
             )
     return row
@@ -245,9 +275,9 @@ class DeliveryUrls:
 
     # -- loading --------------------------------------------------------------------------------
 
-    async def _open(self, token: str, referer: str | None, origin: str | None) -> DeliveryUrlRow:
+    async def _open(self, token: str, asking: Asking) -> DeliveryUrlRow:
         row = await self._store.by_token_hash(token_hash(token)) if token else None
-        return _admitted(row, referer, origin)
+        return _admitted(row, asking, self._settings.delivery_origin_sec_fetch)
 
     def load_now(self, token: str, *, if_none_match: str | None = None) -> Loaded | None:
         """`load`'s answer to a GET when it is known without waiting or writing anything: an
@@ -357,13 +387,13 @@ class DeliveryUrls:
         self,
         token: str,
         *,
-        referer: str | None = None,
-        origin: str | None = None,
+        asking: Asking = _NO_PAGE,
         head: bool = False,
         if_none_match: str | None = None,
     ) -> Loaded:
-        """Serve one load; HEAD and matching ETags neither render nor count a use."""
-        row = await self._open(token, referer, origin)
+        """Serve one load; HEAD and matching ETags neither render nor count a use. `asking`:
+        the page's headers (none for the service's own loads)."""
+        row = await self._open(token, asking)
         if row.state == "consumed":
             raise RenderFailed("A failed render consumed this URL; mint a new one.")
         if row.max_uses and row.uses >= row.max_uses:

@@ -289,6 +289,16 @@ def _loft(s: F64, half: F64, length: float, r_front: float, r_rear: float) -> F6
     return out
 
 
+def tyre_section(r: float, rim_r: float, hw: float) -> F64:
+    """A tyre's rounded-rectangle cross-section in (radius, y), 28 points around."""
+    points = []
+    for a in np.linspace(0, 2 * np.pi, 28, endpoint=False):
+        c, sn = np.cos(a), np.sin(a)
+        rr = (r + rim_r) / 2 + (r - rim_r) / 2 * np.sign(c) * abs(c) ** 0.45
+        points.append((rr, hw * np.sign(sn) * abs(sn) ** 0.35))
+    return np.array(points)
+
+
 def add_wheel(
     b: MeshBuilder,
     x: float,
@@ -302,17 +312,7 @@ def add_wheel(
     """A tyre (rounded torus) and a dished alloy rim facing +y, mirrored to -y."""
     rim_r = r * rim_ratio
     hw = width / 2
-    k = np.linspace(0, 2 * np.pi, 28, endpoint=False)
-    # rounded-rectangle tyre cross-section in (radius, y)
-    cr = 0.5 * (r - rim_r) * 0.9
-    pr = []
-    for a in k:
-        c, sn = np.cos(a), np.sin(a)
-        rr = (r + rim_r) / 2 + (r - rim_r) / 2 * np.sign(c) * abs(c) ** 0.45
-        yy = hw * np.sign(sn) * abs(sn) ** 0.35
-        pr.append((rr, yy))
-    prof = np.array(pr)
-    del cr
+    prof = tyre_section(r, rim_r, hw)
     pts, tattrs = revolve_y(prof, (x, y, r), 56)
     b.add_grid(pts, m.TIRE, wrap_u=True, wrap_v=True, attrs=tattrs / rim_r, mirror_y=not centred)
     rr_ = np.linspace(0.0, 1.0, 12)
@@ -613,17 +613,9 @@ def _add_spare_wheel(
     b: MeshBuilder, x: float, y: float, z: float, r: float, width: float, plan: BodyPlan
 ) -> None:
     """A spare wheel hung on the tailgate, its face to the rear (a wheel turned by 90°)."""
-    k = np.linspace(0, 2 * np.pi, 28, endpoint=False)
     rim_r = r * plan.rim_ratio
     hw = width / 2
-    prof = np.array(
-        [
-            ((r + rim_r) / 2 + (r - rim_r) / 2 * np.sign(np.cos(a)) * abs(np.cos(a)) ** 0.45,
-             hw * np.sign(np.sin(a)) * abs(np.sin(a)) ** 0.35)
-            for a in k
-        ]
-    )  # fmt: skip
-    pts, attrs = revolve_y(prof, (0.0, 0.0, 0.0), 48)
+    pts, attrs = revolve_y(tyre_section(r, rim_r, hw), (0.0, 0.0, 0.0), 48)
     turned = np.stack([pts[..., 1] + x, pts[..., 0] + y, pts[..., 2] + z], axis=-1)
     b.add_grid(turned, m.TIRE, wrap_u=True, wrap_v=True, attrs=attrs / rim_r)
     rr_ = np.linspace(0.0, 1.0, 10)
@@ -651,10 +643,9 @@ def _add_open_cabin(
     u = np.linspace(0, 1, 8)[:, None]
     v = np.linspace(-1, 1, 16)[None, :]
     lean = screen_run(plan, ws_h)
-    x = xo(s_a) - lean * u - 0.06 * (1 - v**2) * 0
-    x = x + 0.08 * v**2
+    x = xo(s_a) - lean * u + 0.08 * v**2
     y = wa * v * (1 - 0.12 * u)
-    z = zb + ws_h * u + 0 * v
+    z = zb + ws_h * u
     pane = np.stack([x * np.ones_like(v), y * np.ones_like(u), z * np.ones_like(v)], -1)
     b.add_grid(pane, m.GLASS, orient="keep")
     top = pane[-1]
@@ -672,13 +663,11 @@ def _add_open_cabin(
             rounded_box((xs - 0.05, yy - 0.26, zs - 0.42), (xs + 0.45, yy + 0.26, zs - 0.2), 0.3),
             m.SEAT,
         )
-        u = np.linspace(0, 1, 10)[:, None]
         back = rounded_box((-0.08, yy - 0.26, -0.5), (0.08, yy + 0.26, 0.22), 0.3)
         lean = 0.22
         bx = back[..., 0] - lean * (back[..., 2] + 0.5) + xs - 0.02
         bz = back[..., 2] + zs + 0.02
         b.add_grid(np.stack([bx, back[..., 1], bz], -1), m.SEAT)
-        del u
         hx = xs - 0.02 - lean * 0.75 - 0.02
         b.add_grid(
             rounded_box((hx - 0.06, yy - 0.13, zs + 0.22), (hx + 0.06, yy + 0.13, zs + 0.37), 0.5),

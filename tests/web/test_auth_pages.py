@@ -17,7 +17,11 @@ from carimg.config import Settings
 from carimg.domain.clock import FixedClock
 from carimg.domain.embed import SESSION_COOKIE
 from carimg.domain.signing import unsign_value
-from carimg.domain.web_accounts import SIGNIN_ATTEMPTS_PER_IP, SIGNIN_FAILURES_PER_EMAIL
+from carimg.domain.web_accounts import (
+    SIGNIN_ATTEMPTS_PER_IP,
+    SIGNIN_FAILURES_PER_EMAIL,
+    SIGNUPS_PER_IP,
+)
 from carimg.services import Services
 from carimg.store.tables import web_passwords
 from tests.web.helpers import (
@@ -64,6 +68,21 @@ async def test_signup_with_a_taken_email_is_409_and_suggests_signing_in(
     assert response.status_code == 409
     assert "already exists" in response.text
     assert "reset the password" in response.text
+
+
+async def test_probes_of_taken_addresses_count_against_the_sign_up_limit_per_address(
+    client: httpx.AsyncClient,
+) -> None:
+    """The 409 names a taken address (see OPERATIONS.md, "Free grants and public endpoints"):
+    each probe is a sign-up attempt of the address's hourly allowance."""
+    email = await sign_up(client)
+    other = httpx.AsyncClient(transport=client._transport, base_url=str(client.base_url))
+    allowed, _ = SIGNUPS_PER_IP
+    for _ in range(allowed - 1):
+        probe = await post_form(other, "/signup", {"email": email, "password": PASSWORD})
+        assert probe.status_code == 409
+    refused = await post_form(other, "/signup", {"email": new_email(), "password": PASSWORD})
+    assert refused.status_code == 429
 
 
 @pytest.mark.parametrize(

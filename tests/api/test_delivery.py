@@ -275,48 +275,47 @@ async def test_the_listed_origin_and_requests_without_either_header_pass(
         assert (await client.get(path, headers=headers)).status_code == 200, headers
 
 
+@pytest.fixture
+async def shop_url(client: httpx.AsyncClient, make_customer: Any) -> str:
+    """A delivery URL minted by a key whose one allowed origin is SHOP."""
+    shop: Customer = await make_customer(origins=(SHOP,))
+    return await mint_url(client, shop.headers)
+
+
 @pytest.mark.parametrize("fetch_site", ["cross-site", "same-site", "Cross-Site"])
 async def test_another_sites_page_that_names_no_origin_is_403_origin_not_allowed(
-    client: httpx.AsyncClient, make_customer: Any, fetch_site: str
+    client: httpx.AsyncClient, shop_url: str, fetch_site: str
 ) -> None:
     """`referrerpolicy="no-referrer"` on another site's page: the browser still says where the
     request comes from (Fetch Metadata), and that is not a listed site."""
-    shop: Customer = await make_customer(origins=(SHOP,))
-    path = await mint_url(client, shop.headers)
     headers = {"Sec-Fetch-Site": fetch_site}
-    problem = assert_problem(await client.get(path, headers=headers), 403)
+    problem = assert_problem(await client.get(shop_url, headers=headers), 403)
     assert problem["code"] == "origin_not_allowed"
     assert "names no site" in problem["detail"]
-    assert (await client.head(path, headers=headers)).status_code == 403
+    assert (await client.head(shop_url, headers=headers)).status_code == 403
 
 
 async def test_a_listed_page_passes_whatever_sec_fetch_site_says(
-    client: httpx.AsyncClient, make_customer: Any
+    client: httpx.AsyncClient, shop_url: str
 ) -> None:
-    shop: Customer = await make_customer(origins=(SHOP,))
-    path = await mint_url(client, shop.headers)
     for fetch_site in ("cross-site", "same-site"):
         headers = {"Referer": f"{SHOP}/products/42", "Sec-Fetch-Site": fetch_site}
-        assert (await client.get(path, headers=headers)).status_code == 200, headers
+        assert (await client.get(shop_url, headers=headers)).status_code == 200, headers
 
 
 async def test_a_load_opened_directly_or_by_our_own_pages_passes_without_a_referer(
-    client: httpx.AsyncClient, make_customer: Any
+    client: httpx.AsyncClient, shop_url: str
 ) -> None:
-    shop: Customer = await make_customer(origins=(SHOP,))
-    path = await mint_url(client, shop.headers)
     for fetch_site in ("none", "same-origin"):
         headers = {"Sec-Fetch-Site": fetch_site}
-        assert (await client.get(path, headers=headers)).status_code == 200, headers
+        assert (await client.get(shop_url, headers=headers)).status_code == 200, headers
 
 
 @pytest.mark.parametrize("overrides", [{"delivery_origin_sec_fetch": False}])
 async def test_with_sec_fetch_checks_off_a_page_that_names_no_origin_passes(
-    client: httpx.AsyncClient, make_customer: Any
+    client: httpx.AsyncClient, shop_url: str
 ) -> None:
-    shop: Customer = await make_customer(origins=(SHOP,))
-    path = await mint_url(client, shop.headers)
-    response = await client.get(path, headers={"Sec-Fetch-Site": "cross-site"})
+    response = await client.get(shop_url, headers={"Sec-Fetch-Site": "cross-site"})
     assert response.status_code == 200
 
 

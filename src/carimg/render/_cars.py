@@ -337,6 +337,11 @@ def build_car(app: Appearance) -> VehicleModel:
     return build_from_plan(plan)
 
 
+def _sill_rise(plan: BodyPlan) -> float:
+    """How far the visible sill sits above the published ground clearance (m)."""
+    return 0.14 if plan.style in ("suv", "crossover", "pickup", "van", "minivan") else 0.025
+
+
 def _arch_gap(plan: BodyPlan) -> float:
     # the tyre fills its arch as on the real car: off-roaders keep room to articulate
     if plan.has("flared_fenders") or plan.has("spare_wheel") or plan.clearance >= 0.24:
@@ -367,8 +372,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     # bottom: ride height, lifted at the overhang ends, arches over the wheels
     # ground clearance is measured at the lowest part under the car; the sill you see is higher,
     # most on trucks and SUVs (their sill sits above the axles' clearance)
-    tall = plan.style in ("suv", "crossover", "pickup", "van", "minivan")
-    sill = plan.clearance + (0.14 if tall else 0.025)
+    sill = plan.clearance + _sill_rise(plan)
     lift = np.maximum(
         0.12 * np.clip(1 - s / (0.7 * plan.front_oh), 0, 1) ** 2,
         0.14 * np.clip(1 - (L - s) / (0.6 * max(plan.rear_oh, 0.2)), 0, 1) ** 2,
@@ -821,10 +825,11 @@ def _decal_params(
         p[m.DOOR0 + k] = x_of(ss)
     belt_mid = float(np.interp(L / 2, s, belt))
     p[m.HANDLE_Z] = belt_mid - 0.09
-    p[m.ROCKER_H] = plan.clearance + 0.09
     p[m.CLADDING] = (
         1.0 if plan.style in ("suv", "crossover", "pickup") and plan.grille != "none" else 0.0
     )
+    # the sill's cladding band (10 cm) or the rocker below the door seams (6.5 cm)
+    p[m.ROCKER_H] = plan.clearance + _sill_rise(plan) + (0.1 if p[m.CLADDING] else 0.065)
     if plan.rear == "pickup":
         p[m.BED_FRONT] = x_of(sil.rr_s + 0.12)
         p[m.BED_REAR] = x_of(L - 0.06)

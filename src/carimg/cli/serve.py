@@ -42,9 +42,12 @@ def register(app: typer.Typer) -> None:
         SIGTERM or SIGINT stop accepting connections, let requests in flight finish (at most
         `CARIMG_SHUTDOWN_TIMEOUT` seconds), close the services and exit 0.
         """
+        import os
         import shutil
         import signal
 
+        # links and delivery URLs name the address served unless the operator says otherwise
+        os.environ.setdefault("CARIMG_BASE_URL", served_base_url(host, port))
         settings = _settings()
         run = _RUNNERS[server or settings.server]
         own_metrics_dir = _share_metrics(workers)
@@ -57,6 +60,18 @@ def register(app: typer.Typer) -> None:
         finally:
             if own_metrics_dir is not None:
                 shutil.rmtree(own_metrics_dir, ignore_errors=True)
+
+
+def served_base_url(host: str, port: int) -> str:
+    """The base URL of `carimg serve --host H --port P` when CARIMG_BASE_URL is unset.
+
+    A wildcard host (0.0.0.0, ::) is reached on this machine's loopback address; behind a proxy
+    or on another name, CARIMG_BASE_URL says the public address.
+    """
+    shown = {"": "127.0.0.1", "0.0.0.0": "127.0.0.1", "::": "[::1]"}.get(host)
+    if shown is None:
+        shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
 
 
 def _known_server(name: str | None) -> str | None:

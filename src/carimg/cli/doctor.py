@@ -5,7 +5,8 @@ vehicles:years, vehicles:makes, vehicles:models, search, resolve, account, image
 Each reports pass, fail or skip with its latency, the credits it spent, the HTTP status, the
 request id and a fix. Nothing is spent without `--yes`: image-urls then only proves the key may
 mint (an empty batch, refused with 400 before anything is charged) and image is skipped; with
-`--yes` image-urls mints one small URL and image fetches one thumbnail (1 credit each).
+`--yes` image-urls mints one small URL and image fetches one thumbnail (1 credit each). image-urls
+also fails, with a fix, when the server mints its URLs on another address than the one reached.
 """
 
 from __future__ import annotations
@@ -136,6 +137,8 @@ class Doctor:
             try:
                 self.client.image_urls([])
             except BadRequestError as error:  # authenticated and allowed; nothing charged
+                # the problem's type names the address the server mints its URLs on
+                self.same_address(error.type or "", error.status or 400)
                 return Outcome("key may mint (dry run; --yes mints one)", 400, error.request_id)
             raise _Failed("an empty batch was accepted", 201)
         minted = self.client.image_urls(
@@ -143,6 +146,7 @@ class Doctor:
             ttl_seconds=60,
             max_uses=1,
         )
+        self.same_address(minted.data[0].url, 201)
         self.client.check_delivery(minted.data[0].url)
         return Outcome(
             "1 URL minted and validated",
@@ -150,6 +154,16 @@ class Doctor:
             minted.request_id,
             minted.billing.credits_charged,
         )
+
+    def same_address(self, minted: str, http_status: int) -> None:
+        """Fail when the server mints URLs on another address than the one doctor reached."""
+        ours, theirs = _origin(self.client.base_url), _origin(minted)
+        if theirs and theirs != ours:
+            raise _Failed(
+                f"the server mints URLs on {theirs}, but was reached at {ours}",
+                http_status,
+                fix=f"Set CARIMG_BASE_URL={ours} on the server (or reach it at {theirs}).",
+            )
 
     def image(self) -> Outcome:
         if not self.spend:
@@ -163,9 +177,18 @@ class Doctor:
 
 
 class _Failed(Exception):
-    def __init__(self, detail: str, http_status: int | None) -> None:
+    def __init__(self, detail: str, http_status: int | None, fix: str | None = None) -> None:
         super().__init__(detail)
         self.http_status = http_status
+        self.fix = fix
+
+
+def _origin(url: str) -> str:
+    """scheme://host[:port] of a URL ('' for one without a host)."""
+    from urllib.parse import urlsplit
+
+    parts = urlsplit(url)
+    return f"{parts.scheme}://{parts.netloc}" if parts.netloc else ""
 
 
 class _Skipped(Exception):
@@ -185,7 +208,10 @@ def run_check(name: str, probe: Callable[[], Outcome]) -> Check:
     except _Skipped as skipped:
         return Check(name, "skip", detail=str(skipped))
     except _Failed as failed:
-        return Check(name, "fail", elapsed(), http_status=failed.http_status, detail=str(failed))
+        return Check(
+            name, "fail", elapsed(), http_status=failed.http_status, detail=str(failed),
+            fix=failed.fix,
+        )  # fmt: skip
     except CarimgError as error:
         detail = error.detail if isinstance(error, APIError) else str(error)
         return Check(

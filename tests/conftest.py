@@ -14,6 +14,8 @@ from typing import Any
 import httpx
 import pytest
 from fastapi import FastAPI
+from redis import Redis
+from redis.exceptions import RedisError
 
 from carimg.app import create_app
 from carimg.catalog import Catalog, load_catalog
@@ -25,6 +27,7 @@ from carimg.services import Services
 # Fails the run when any log line (in process or of a started server) shows a secret.
 pytest_plugins = ["tests.security.logscan"]
 
+REDIS_URL = os.environ.get("CARIMG_TEST_REDIS", "redis://127.0.0.1:6379/15")
 POSTGRES_ADMIN_URL = os.environ.get(
     "CARIMG_TEST_POSTGRES", "postgresql://postgres@127.0.0.1:5432/test"
 )
@@ -38,6 +41,19 @@ async def _postgres(statement: str) -> None:
         await connection.execute(statement)
     finally:
         await connection.close()
+
+
+@pytest.fixture
+def redis_url() -> str:
+    """The local Redis (database 15), or a skip saying why it cannot be used."""
+    client = Redis.from_url(REDIS_URL, socket_connect_timeout=2)
+    try:
+        client.ping()
+    except (RedisError, OSError) as error:
+        pytest.skip(f"Redis is not reachable at {REDIS_URL}: {error}")
+    finally:
+        client.close()
+    return REDIS_URL
 
 
 @pytest.fixture(scope="session")

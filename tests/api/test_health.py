@@ -8,8 +8,8 @@ from typing import Any
 import httpx
 import pytest
 
+from tests.conftest import REDIS_URL
 from tests.s3 import S3Server, s3_bucket, s3_server  # noqa: F401  (fixtures)
-from tests.store.conftest import REDIS_URL
 
 
 async def health(client: httpx.AsyncClient) -> dict[str, Any]:

@@ -14,8 +14,7 @@ from carimg import metrics
 from carimg.services import Services
 from tests.api.delivery_helpers import RenderCalls
 from tests.api.images_helpers import CAMRY, IMAGE_URL, fresh_paint
-from tests.conftest import Customer
-from tests.store.conftest import REDIS_URL
+from tests.conftest import REDIS_URL, Customer
 
 
 @pytest.fixture

@@ -3,35 +3,25 @@
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import AsyncIterator, Callable
 
 import openai
 import pytest
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
 
 from carimg.backends.generative import Breaker, FleetBusy, FleetLimits, GenerativeBackend
 from carimg.catalog import Vehicle
 from carimg.render import VIEW_YAWS
 from carimg.store.render_cache import RenderCache
+from tests.conftest import REDIS_URL
 from tests.generative.conftest import source_request
 from tests.generative.fakeimages import API_KEY, FakeImages
-
-REDIS_URL = os.environ.get("CARIMG_TEST_REDIS", "redis://127.0.0.1:6379/15")
 
 MakeBackend = Callable[..., GenerativeBackend]
 
 
 @pytest.fixture
-async def prefix() -> str:
-    try:
-        redis = Redis.from_url(REDIS_URL)
-        await redis.ping()
-        await redis.aclose()
-    except (RedisError, OSError) as error:
-        pytest.skip(f"Redis is not reachable at {REDIS_URL}: {error}")
+def prefix(redis_url: str) -> str:
     return f"carimg-test:{uuid.uuid4().hex[:12]}:"
 
 

@@ -4,15 +4,12 @@ every waiter, no worker means "retry" (503), never a hang."""
 from __future__ import annotations
 
 import asyncio
-import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from arq import Worker
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
 
 from carimg.queue import (
     Faults,
@@ -25,21 +22,15 @@ from carimg.queue import (
 from carimg.render import Appearance
 from carimg.store.blobs import LocalBlobStore
 from carimg.store.render_cache import RenderCache
+from tests.conftest import REDIS_URL
 
-REDIS_URL = os.environ.get("CARIMG_TEST_REDIS", "redis://127.0.0.1:6379/15")
 APPEARANCE = Appearance("toyota", "camry", 2020, "sedan")
 
 StartWorker = Callable[..., Awaitable[dict[str, int]]]
 
 
 @pytest.fixture
-async def queue_name() -> str:
-    try:
-        redis = Redis.from_url(REDIS_URL)
-        await redis.ping()
-        await redis.aclose()
-    except (RedisError, OSError) as error:
-        pytest.skip(f"Redis is not reachable at {REDIS_URL}: {error}")
+def queue_name(redis_url: str) -> str:
     return f"carimg-test:{uuid.uuid4().hex[:12]}"  # jobs and ids of this test only
 
 

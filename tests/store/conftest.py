@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 
 import pytest
 from redis import Redis
-from redis.exceptions import RedisError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 from carimg.domain.clock import FixedClock
@@ -16,8 +14,6 @@ from carimg.domain.ledger import Ledger
 from carimg.store.accounts import AccountStore
 from carimg.store.db import Database, migrate
 from carimg.store.ledger import LedgerStore
-
-REDIS_URL = os.environ.get("CARIMG_TEST_REDIS", "redis://127.0.0.1:6379/15")
 
 NewAccount = Callable[..., Awaitable[str]]
 
@@ -63,19 +59,6 @@ def new_account(db: Database, clock: FixedClock) -> NewAccount:
         return account_id
 
     return create
-
-
-@pytest.fixture
-def redis_url() -> str:
-    """The local Redis (database 15), or a skip saying why it cannot be used."""
-    client = Redis.from_url(REDIS_URL, socket_connect_timeout=2)
-    try:
-        client.ping()
-    except (RedisError, OSError) as error:
-        pytest.skip(f"Redis is not reachable at {REDIS_URL}: {error}")
-    finally:
-        client.close()
-    return REDIS_URL
 
 
 @pytest.fixture

@@ -9,8 +9,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from carimg.catalog import load_catalog
-from carimg.catalog._design import DesignDataError, read_design_data
+from carimg.catalog import DesignDataError, load_catalog, read_design_data
 
 
 def main(paths: list[str]) -> int:

@@ -10,7 +10,7 @@ from dataclasses import replace
 
 import numpy as np
 
-from carimg.catalog._design import Generation, load_design_data
+from carimg.catalog import Generation, load_design_data
 from carimg.render import _materials as m
 from carimg.render._appearance import Appearance, stable_seed
 from carimg.render._cars import add_wheel, era

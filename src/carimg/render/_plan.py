@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from carimg.catalog._design import Generation, Tyre, load_design_data
+from carimg.catalog import Generation, Tyre, load_design_data
 from carimg.render._appearance import Appearance, stable_seed
 
 # how a rear end is drawn: notch (saloon boot), fast (fastback), hatch (hatch, wagon, SUV),
@@ -69,7 +69,6 @@ class BodyPlan:
     taillamps: str
     features: frozenset[str]
     year: int
-    bed_s: float  # pickups: where the bed starts, from the nose (0 if none)
     recorded: bool  # built from a generation record (not from priors)
 
     @property
@@ -237,10 +236,9 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
     rear_axle_s = front_oh + g.wheelbase
     roof_end = _hint(g, "roof_end", _roof_end_default(roof, g, prior))
     deck = _hint(g, "deck_z", min(prior.deck_z * height / prior.height, belt + 120))
-    bed_s = 0.0
     if style == "pickup":
+        # the cab ends where the bed (its published length, or a typical one) begins
         bed = g.bed_length or (1700 if g.cab == "crew" else 2000)
-        bed_s = (length - bed - 60) / 1000
         roof_end = min(roof_end, length - bed - 150 - rear_axle_s)
     return BodyPlan(
         style=style,
@@ -270,7 +268,6 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
         taillamps=g.taillamps,
         features=g.features,
         year=year,
-        bed_s=bed_s,
         recorded=True,
     )
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from carimg.catalog import load_catalog
-from carimg.catalog._design import (
+from carimg.catalog import (
     DesignData,
     DesignDataError,
     Tyre,
+    load_catalog,
     load_design_data,
     parse_design_data,
     parse_generation,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from carimg.catalog._design import parse_generation
+from carimg.catalog import parse_generation
 from carimg.render import Appearance
 from carimg.render._cars import build_from_plan
 from carimg.render._model import VehicleModel

@@ -7,7 +7,7 @@ import statistics
 import numpy as np
 import pytest
 
-from carimg.catalog._design import Generation, load_design_data
+from carimg.catalog import Generation, load_design_data
 from carimg.render import Appearance
 from carimg.render import _materials as m
 from carimg.render._cars import build_from_plan

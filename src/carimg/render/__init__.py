@@ -21,7 +21,14 @@ from carimg.render._output import (
     alpha_bounds,
     derive,
 )
-from carimg.render._palette import METALLIC_PRESETS, PRESET_COLORS, PaintError, resolve_paint
+from carimg.render._palette import (
+    FINISHES,
+    METALLIC_PRESETS,
+    PRESET_COLORS,
+    PaintError,
+    paint_key,
+    resolve_paint,
+)
 from carimg.render._pool import RenderPool, RenderPoolRestarted
 from carimg.render._render import (
     SOURCE_SIZE,
@@ -35,6 +42,7 @@ from carimg.render._views import VIEW_YAWS
 
 __all__ = [
     "BODY_STYLES",
+    "FINISHES",
     "METALLIC_PRESETS",
     "PRESET_COLORS",
     "SIZE_PRESETS",
@@ -53,6 +61,7 @@ __all__ = [
     "derive",
     "encode_source_png",
     "export_glb",
+    "paint_key",
     "render_source",
     "render_source_layers",
     "resolve_paint",

@@ -26,6 +26,13 @@ GLB_MAGIC = 0x46546C67  # "glTF"
 CHUNK_JSON = 0x4E4F534A
 CHUNK_BIN = 0x004E4942
 
+# (metallic, roughness) of the paint finishes in glTF's metal-rough model
+PAINT_PBR: dict[str, tuple[float, float]] = {
+    "gloss": (0.0, 0.3),
+    "metallic": (0.6, 0.35),
+    "satin": (0.0, 0.5),
+    "matte": (0.0, 0.8),
+}
 # (base colour linear RGBA, metallic, roughness); PAINT/BODY take the paint colour.
 _MATERIALS: dict[int, tuple[str, tuple[float, float, float, float], float, float]] = {
     m.PAINT: ("paint", (1.0, 1.0, 1.0, 1.0), 0.0, 0.3),
@@ -79,7 +86,7 @@ def _pad(data: bytes, fill: bytes) -> bytes:
 
 def model_to_glb(model: VehicleModel, paint: str, name: str = "vehicle") -> bytes:
     """GLB bytes of a built model painted `paint` (preset name or #RRGGBB)."""
-    rgb, metallic = resolve_paint(paint)
+    rgb, finish = resolve_paint(paint)
     mesh = model.mesh
     mats = triangle_materials(model)
     # our (x, y, z) → glTF (y, z, x)
@@ -130,7 +137,7 @@ def model_to_glb(model: VehicleModel, paint: str, name: str = "vehicle") -> byte
         label, color, metal, rough = _MATERIALS[key]
         if key == m.PAINT:
             color = (_linear(rgb[0]), _linear(rgb[1]), _linear(rgb[2]), 1.0)
-            metal, rough = (0.6, 0.35) if metallic else (0.0, 0.3)
+            metal, rough = PAINT_PBR[finish]
         idx = np.ascontiguousarray(tris[mats == mat_id].reshape(-1), dtype="<u4")
         v_idx = add_view(idx.tobytes(), 34963)
         accessors.append(

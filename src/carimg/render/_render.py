@@ -13,7 +13,7 @@ from PIL import Image
 from carimg.render._appearance import Appearance
 from carimg.render._composite import composite, srgb_lut
 from carimg.render._model import VehicleModel
-from carimg.render._palette import resolve_paint
+from carimg.render._palette import FINISHES, resolve_paint
 from carimg.render._raster import rasterize
 from carimg.render._shade import resolve
 from carimg.render._views import VIEW_YAWS
@@ -151,7 +151,7 @@ def render_model(
     model: VehicleModel, yaw_deg: float, paint: str, size: int = SOURCE_SIZE
 ) -> SourceRender:
     """Render a built model; see `render_source`."""
-    rgb, metallic = resolve_paint(paint)
+    rgb, finish = resolve_paint(paint)
     base = np.array([_linear(c) for c in rgb])
     cam = make_camera(model, yaw_deg, size)
     ss = SUPERSAMPLE
@@ -175,7 +175,7 @@ def render_model(
     resolve(
         tid, b0, b1, ss, mesh.verts, mesh.normals, mesh.attrs, tris, mats, parts,
         cam.pos.astype(np.float64), cam.facing.astype(np.float64), cam.focal * ss, base,
-        1.0 if metallic else 0.0, model.decal, model.profile, out_rgb, out_cov, out_paint,
+        float(FINISHES.index(finish)), model.decal, model.profile, out_rgb, out_cov, out_paint,
     )  # fmt: skip
     occ, grid = ground_occlusion(model)
     cam_vec = np.concatenate(

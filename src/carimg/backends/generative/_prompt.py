@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from carimg.catalog import Vehicle
-from carimg.render import METALLIC_PRESETS, PRESET_COLORS, VIEW_YAWS
+from carimg.render import PRESET_COLORS, VIEW_YAWS, resolve_paint
 
 PROMPT_VERSION: Final = "p1"
 
@@ -54,7 +54,7 @@ class Subject:
     """The vehicle and paint of one reference, as words."""
 
     vehicle: Vehicle
-    paint: str  # a preset name or "#rrggbb"
+    paint: str  # a paint key: a preset name or "#rrggbb", optionally ":finish"
     variation: int = 0
 
     @property
@@ -65,11 +65,12 @@ class Subject:
 
     @property
     def paint_words(self) -> str:
-        name = self.paint.lower()
+        finish = resolve_paint(self.paint)[1]
+        name = self.paint.lower().partition(":")[0]
+        words = "" if finish == "gloss" else f"{finish} "
         if name in PRESET_COLORS:
-            finish = "metallic " if name in METALLIC_PRESETS else ""
-            return f"{finish}{name} paint ({PRESET_COLORS[name]})"
-        return f"solid paint of the colour {self.paint.upper()}"
+            return f"{words}{name} paint ({PRESET_COLORS[name]})"
+        return f"{words or 'solid '}paint of the colour {name.upper()}"
 
     @property
     def take(self) -> str:

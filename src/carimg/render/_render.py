@@ -16,6 +16,7 @@ from carimg.render._model import VehicleModel
 from carimg.render._palette import FINISHES, resolve_paint
 from carimg.render._raster import rasterize
 from carimg.render._shade import resolve
+from carimg.render._studio import studio_map
 from carimg.render._views import VIEW_YAWS
 
 SOURCE_SIZE = 1024
@@ -175,7 +176,8 @@ def render_model(
     resolve(
         tid, b0, b1, ss, mesh.verts, mesh.normals, mesh.attrs, tris, mats, parts,
         cam.pos.astype(np.float64), cam.facing.astype(np.float64), cam.focal * ss, base,
-        float(FINISHES.index(finish)), model.decal, model.profile, out_rgb, out_cov, out_paint,
+        FINISHES.index(finish), model.decal, model.profile, studio_map(), out_rgb, out_cov,
+        out_paint,
     )  # fmt: skip
     occ, grid = ground_occlusion(model)
     cam_vec = np.concatenate(

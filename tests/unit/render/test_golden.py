@@ -53,19 +53,19 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 2,
- 'hashes': {'saloon@30': '37d5a8f901e43623',
-            'saloon@90': '2cc45c378779c54a',
-            'saloon@200': '02a805233aab583f',
-            'off-roader@30': 'dc517e842fae8738',
-            'off-roader@90': '832859e527f9485f',
-            'off-roader@200': '042d8023d64ff038',
-            'truck@30': '929a203d49616b2a',
-            'truck@90': '9727f622081f415d',
-            'truck@200': 'b4ccf0b2e6b63076',
-            'motorcycle@30': '2455d74d2d7f7e3a',
-            'motorcycle@90': '90e885cb1343f6f8',
-            'motorcycle@200': 'bd2b71b047ee0685'}}  # fmt: skip
+GOLDEN: dict[str, Any] = {'version': 3,
+ 'hashes': {'saloon@30': 'eb2a3898c994236c',
+            'saloon@90': '3e416b44e04a54a2',
+            'saloon@200': 'bd46593ea3fabe77',
+            'off-roader@30': '4e22832ae3cc9ed1',
+            'off-roader@90': '149cc2fc8c002017',
+            'off-roader@200': 'fe92fbbefe71e26e',
+            'truck@30': '2c781a517320bb84',
+            'truck@90': '3ff3d6316a3ac1d8',
+            'truck@200': '5b1a0d7a7de4878f',
+            'motorcycle@30': '5b7963036e073df3',
+            'motorcycle@90': '665ac40f9b06ed04',
+            'motorcycle@200': 'dba0b5748753f2a4'}}  # fmt: skip
 
 
 def test_output_changes_only_with_a_version_bump() -> None:

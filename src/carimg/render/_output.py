@@ -17,6 +17,7 @@ from numpy.typing import NDArray
 from PIL import Image
 
 from carimg.render._jit import njit
+from carimg.render._reflection import floor_reflection
 
 Fit = Literal["contain", "cover", "inside"]
 Format = Literal["png", "webp", "jpg"]
@@ -51,6 +52,7 @@ class OutputSpec:
     padding: float = 0.0
     background: str = "transparent"  # transparent | white | black | #rrggbb
     format: Format = "png"
+    reflection: bool = False  # a faint floor reflection (needs a background to lie on)
 
     def __post_init__(self) -> None:
         for name, v in (("width", self.width), ("height", self.height)):
@@ -62,6 +64,8 @@ class OutputSpec:
             raise OutputSpecError("padding must be between 0 and 0.5")
         if self.format not in MEDIA_TYPES:
             raise OutputSpecError("format must be png, webp or jpg")
+        if self.reflection and background_rgba(self.background)[3] == 0 and self.format != "jpg":
+            raise OutputSpecError("reflection needs a background other than transparent")
         background_rgba(self.background)
 
 
@@ -184,14 +188,16 @@ def fit(img: Image.Image, spec: OutputSpec) -> Image.Image:
     return _resize(img, (max(1, round(w0 * scale)), max(1, round(h0 * scale))))
 
 
-def flatten(img: Image.Image, background: str, fmt: str) -> Image.Image:
-    """Composite over the background; JPEG (no alpha) falls back to white."""
+def flatten(img: Image.Image, background: str, fmt: str, reflection: bool = False) -> Image.Image:
+    """Composite over the background (with a floor reflection); JPEG falls back to white."""
     bg = background_rgba(background)
     if bg[3] == 0 and fmt != "jpg":
         return img
     if bg[3] == 0:
         bg = (255, 255, 255, 255)
     base = Image.new("RGBA", img.size, bg)
+    if reflection:
+        base.alpha_composite(floor_reflection(img))
     base.alpha_composite(img)
     return base
 
@@ -215,7 +221,7 @@ def derive(source: NDArray[np.uint8], spec: OutputSpec) -> DerivedImage:
     if spec.trim:
         img = trim(img, spec.padding)
     img = fit(img, spec)
-    img = flatten(img, spec.background, spec.format)
+    img = flatten(img, spec.background, spec.format, spec.reflection)
     return DerivedImage(
         data=encode(img, spec.format),
         width=img.width,

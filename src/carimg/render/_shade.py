@@ -252,7 +252,9 @@ def body_decal(
                     coverage(d_gr - 0.012, aa),
                     0.0,
                 )
-            return m.BLACKGLOSS, m.TRIM, 1.0, pattern
+            # a recess, not a print: the surround's shadow falls on the bars near its edge
+            inset = 0.75 * smooth(-0.045, 0.0, d_gr)
+            return m.BLACKGLOSS, m.TRIM, 1.0, max(pattern, inset)
         d_li = rrect(ay, z, 0.0, decal[m.LI_Z], decal[m.LI_W], decal[m.LI_H], decal[m.LI_H] * 0.7)
         if d_li < aa:
             return m.PAINT, m.TRIM, coverage(d_li, aa), 0.6
@@ -312,6 +314,13 @@ def body_decal(
             dmin = min(dmin, z - decal[m.ROCKER_H])
             if dmin < aa:
                 return m.PAINT, m.TRIM, coverage(dmin, aa), 0.0
+        if ny < 0.0 and decal[m.IS_CAR] > 0.5 and decal[m.BED_FRONT] == 0.0:
+            # the fuel filler flap on the right rear quarter
+            xf = decal[m.WHEEL_R] - 0.12
+            zf = decal[m.AXLE_Z] + decal[m.ARCH_R] + 0.2
+            d_f = abs(rrect(x, z, xf, zf, 0.085, 0.085, 0.03)) - 0.002
+            if d_f < aa and zf < belt - 0.1:
+                return m.PAINT, m.UNDER, coverage(d_f, aa) * 0.85, 0.0
         # door seams and handles
         seam = 1e9
         nd = int(decal[m.DOOR_N])

@@ -54,13 +54,13 @@ def golden_hashes() -> dict[str, Any]:
 
 
 GOLDEN: dict[str, Any] = {'version': 3,
- 'hashes': {'saloon@30': 'eb2a3898c994236c',
+ 'hashes': {'saloon@30': '7d9fa927e1f68af2',
             'saloon@90': '3e416b44e04a54a2',
             'saloon@200': 'bd46593ea3fabe77',
-            'off-roader@30': '4e22832ae3cc9ed1',
+            'off-roader@30': '71cefc7be5579ec3',
             'off-roader@90': '149cc2fc8c002017',
-            'off-roader@200': 'fe92fbbefe71e26e',
-            'truck@30': '2c781a517320bb84',
+            'off-roader@200': '918d84dc201aa5d8',
+            'truck@30': '510f856ca903cf7e',
             'truck@90': '3ff3d6316a3ac1d8',
             'truck@200': '5b1a0d7a7de4878f',
             'motorcycle@30': '5b7963036e073df3',

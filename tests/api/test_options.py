@@ -20,11 +20,14 @@ async def options(client: httpx.AsyncClient) -> dict:
     return response.json()["data"]
 
 
-async def test_options_has_every_member_of_the_spec(client: httpx.AsyncClient) -> None:
+async def test_options_has_every_member_of_the_spec_and_the_finishes(
+    client: httpx.AsyncClient,
+) -> None:
     body = await options(client)
     assert set(body) == {
         "views",
         "colors",
+        "finishes",  # carimg's own
         "sizes",
         "formats",
         "pricing",

@@ -45,6 +45,8 @@ def canonical_query(spec: ImageSpec, raw: dict[str, str], keep_key: bool) -> lis
         query.append(("view", spec.view))
     if "color" in raw or "paint" in raw:
         query.append(("color", spec.color))
+    if spec.finish is not None:
+        query.append(("finish", spec.finish))
     for name in ("w", "h", "size"):
         if name in raw:
             query.append((name, raw[name].strip().lower()))
@@ -145,6 +147,12 @@ async def get_embed_image(
             json_schema_extra=imageschemas.COLOR,
         ),
     ] = None,
+    finish: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.FINISH,
+        ),
+    ] = None,
     w: Annotated[int | None, Query(ge=1, le=1024)] = None,
     h: Annotated[int | None, Query(ge=1, le=1024)] = None,
     size: Annotated[
@@ -177,8 +185,8 @@ async def get_embed_image(
         raise InvalidParameter("mode", "'mode' can only be 'cached'.", allowed=["cached"])
     query = {
         "make": make, "brand": brand, "model": model, "year": year, "view": view,
-        "angle": angle, "color": color, "paint": paint, "w": w, "h": h, "size": size,
-        "format": format,
+        "angle": angle, "color": color, "paint": paint, "finish": finish, "w": w, "h": h,
+        "size": size, "format": format,
     }  # fmt: skip
     spec = parse_image_request(
         services.catalog, merge_aliases(query), accept=request.headers.get("accept")

@@ -19,7 +19,7 @@ from carimg.domain.feedback import FeedbackReport
 from carimg.domain.imagerequest import MAX_NAME_LENGTH
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
 from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
-from carimg.domain.views import COLORS, VIEW_BY_NAME
+from carimg.domain.views import COLORS, FINISHES, VIEW_BY_NAME
 from carimg.store.records import Principal
 
 router = APIRouter(tags=["feedback"])
@@ -60,6 +60,7 @@ _COLOR: JsonDict = {
         {"type": "null"},
     ]
 }
+_FINISH: JsonDict = {"enum": [*FINISHES, None]}
 
 
 class FeedbackRequest(BaseModel):
@@ -74,6 +75,7 @@ class FeedbackRequest(BaseModel):
     year: int | None = None
     view: str | None = Field(default=None, json_schema_extra=_VIEW)
     color: str | None = Field(default=None, json_schema_extra=_COLOR)
+    finish: str | None = Field(default=None, json_schema_extra=_FINISH)
     rating: int | None = Field(default=None, ge=1, le=5)
     verdict: Literal["good", "bad"] | None = None
     reason: str | None = Field(default=None, max_length=500)

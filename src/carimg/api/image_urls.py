@@ -49,6 +49,11 @@ class ImageItem(BaseModel):
     color: str | None = Field(
         default=None, description="A preset or any hex.", json_schema_extra=imageschemas.COLOR
     )
+    finish: str | None = Field(
+        default=None,
+        description="gloss, metallic, satin or matte (carimg's own; default: the preset's).",
+        json_schema_extra=imageschemas.FINISH,
+    )
     width: int | None = Field(default=None, ge=1, le=1024)
     height: int | None = Field(default=None, ge=1, le=1024)
     size: str | None = Field(default=None, json_schema_extra=imageschemas.SIZE)

@@ -192,6 +192,13 @@ async def get_car_image(
             description="Another spelling of color; not with color (400).",
         ),
     ] = None,
+    finish: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.FINISH,
+            description="gloss, metallic, satin or matte (carimg's own; default: the preset's).",
+        ),
+    ] = None,
     w: Annotated[
         int | None,
         Query(
@@ -252,8 +259,8 @@ async def get_car_image(
     """Billed 1 credit per 200, from cache or freshly rendered; a 304 is free."""
     query = {
         "make": make, "brand": brand, "model": model, "year": year, "vehicle": vehicle,
-        "view": view, "angle": angle, "color": color, "paint": paint, "w": w, "h": h,
-        "size": size, "fit": fit, "background": background, "bg": bg, "trim": trim,
+        "view": view, "angle": angle, "color": color, "paint": paint, "finish": finish,
+        "w": w, "h": h, "size": size, "fit": fit, "background": background, "bg": bg, "trim": trim,
         "padding": padding, "format": format,
     }  # fmt: skip
     return await image_response(request, services, principal, query, response)

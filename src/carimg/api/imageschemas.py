@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from carimg.domain.imagerequest import BACKGROUNDS, FITS, FORMATS_ACCEPTED, MAX_NAME_LENGTH
-from carimg.domain.views import COLORS, SIZE_PRESETS, VIEW_BY_NAME
+from carimg.domain.views import COLORS, FINISHES, SIZE_PRESETS, VIEW_BY_NAME
 
 _HEX = "#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})"
 
@@ -18,6 +18,7 @@ def _one_of(*choices: str) -> str:
 NAME: Final[dict[str, Any]] = {"pattern": r"\S", "maxLength": MAX_NAME_LENGTH}
 VIEW: Final[dict[str, Any]] = {"enum": sorted(VIEW_BY_NAME)}
 COLOR: Final[dict[str, Any]] = {"pattern": _one_of(*COLORS, _HEX)}
+FINISH: Final[dict[str, Any]] = {"enum": list(FINISHES)}
 BACKGROUND: Final[dict[str, Any]] = {"pattern": _one_of(*BACKGROUNDS, _HEX)}
 SIZE: Final[dict[str, Any]] = {"enum": list(SIZE_PRESETS)}
 FIT: Final[dict[str, Any]] = {"enum": list(FITS)}

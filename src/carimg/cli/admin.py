@@ -253,6 +253,7 @@ def register(app: typer.Typer) -> None:
         year: int = typer.Option(..., help="Model year."),
         view: str | None = typer.Option(None, help="View."),
         color: str | None = typer.Option(None, help="Color preset or hex."),
+        finish: str | None = typer.Option(None, help="gloss, metallic, satin or matte."),
         width: int | None = typer.Option(None, "--w", help="Width in pixels."),
         height: int | None = typer.Option(None, "--h", help="Height in pixels."),
         format: str | None = typer.Option(None, help="png, webp or jpg."),
@@ -265,8 +266,8 @@ def register(app: typer.Typer) -> None:
         from carimg.client import sign_embed_url
 
         url = sign_embed_url(
-            secret, make, model, year, view=view, color=color, width=width, height=height,
-            format=format, expires_in=expires_in, base_url=base_url,
+            secret, make, model, year, view=view, color=color, finish=finish, width=width,
+            height=height, format=format, expires_in=expires_in, base_url=base_url,
         )  # fmt: skip
         typer.echo(url)
 

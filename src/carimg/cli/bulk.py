@@ -1,6 +1,7 @@
 """`carimg bulk`: a CSV or JSONL of vehicles (or of descriptions) to a folder of images.
 
-1. Read the rows: make, model, year (and view, color, size, width, height, format, file), or a
+1. Read the rows: make, model, year (and view, color, finish, size, width, height, format,
+   file), or a
    `description` (also `query` or `text`) that is resolved first (free).
 2. Resume: the folder's sidecar manifest (`.carimg-bulk.jsonl`, one line per written image with
    its ETag, size and digest) says which files are already written; those are skipped without a
@@ -47,7 +48,9 @@ if TYPE_CHECKING:
 
 MANIFEST = ".carimg-bulk.jsonl"
 TEXT_COLUMNS = ("description", "query", "text")
-PARAM_COLUMNS = ("make", "model", "year", "view", "color", "size", "width", "height", "format")
+PARAM_COLUMNS = (
+    "make", "model", "year", "view", "color", "finish", "size", "width", "height", "format",
+)  # fmt: skip
 INT_COLUMNS = ("year", "width", "height")
 
 
@@ -110,9 +113,11 @@ def read_rows(path: Path) -> list[Row]:
 
 
 def file_name(params: dict[str, Any]) -> str:
-    """A stable name per variant: make-model-year-view-color[-size].format."""
+    """A stable name per variant: make-model-year-view-color[-finish][-size].format."""
     parts = [params["make"], params["model"], params["year"]]
     parts += [params.get("view", "front-3-4"), params.get("color", "silver")]
+    if params.get("finish"):  # only then: names written before finishes stay the same
+        parts.append(params["finish"])
     if params.get("width") or params.get("height"):
         parts.append(f"{params.get('width', '')}x{params.get('height', '')}")
     elif params.get("size"):

@@ -31,6 +31,9 @@ VehicleWords = Annotated[
 ]
 ViewOption = Annotated[str | None, typer.Option(help="front, front-3-4, side, side-right, …")]
 ColorOption = Annotated[str | None, typer.Option(help="One of the 15 paints, or a hex.")]
+FinishOption = Annotated[
+    str | None, typer.Option(help="gloss, metallic, satin or matte (default: the paint's own).")
+]
 SizeOption = Annotated[str | None, typer.Option(help="thumb, small, medium or large.")]
 WidthOption = Annotated[int | None, typer.Option("--width", "-w", help="Width, px (≤ 1024).")]
 HeightOption = Annotated[int | None, typer.Option("--height", help="Height, px (≤ 1024).")]
@@ -72,6 +75,7 @@ def get(
     vehicle: VehicleWords,
     view: ViewOption = None,
     color: ColorOption = None,
+    finish: FinishOption = None,
     size: SizeOption = None,
     width: WidthOption = None,
     height: HeightOption = None,
@@ -94,11 +98,12 @@ def get(
         client = target.client()
         params = resolve_vehicle(client, vehicle, as_json)
         params |= _framing(
-            view=view, color=color, size=size, width=width, height=height, format=format
-        )
+            view=view, color=color, finish=finish, size=size, width=width, height=height,
+            format=format,
+        )  # fmt: skip
         image = client.image(**params)
     name = "-".join(str(params[k]) for k in ("make", "model", "year") if k in params)
-    name += "".join(f"-{params[k]}" for k in ("view", "color") if params.get(k))
+    name += "".join(f"-{params[k]}" for k in ("view", "color", "finish") if params.get(k))
     path = Path(output or ".")
     if path.is_dir() or (output or "").endswith(("/", os.sep)):
         path = path / f"{name}.{image.extension}"
@@ -135,6 +140,7 @@ def url(
     ] = None,
     view: ViewOption = None,
     color: ColorOption = None,
+    finish: FinishOption = None,
     size: SizeOption = None,
     width: WidthOption = None,
     height: HeightOption = None,
@@ -148,7 +154,10 @@ def url(
     """Mint signed delivery URLs (1 credit each, charged now; loading them is free)."""
     from carimg.cli.bulk import read_rows
 
-    framing = _framing(view=view, color=color, size=size, width=width, height=height, format=format)
+    framing = _framing(
+        view=view, color=color, finish=finish, size=size, width=width, height=height,
+        format=format,
+    )  # fmt: skip
     with reporting(as_json), Target(api_key, api_url) as target:
         client = target.client()
         if file is not None:
@@ -236,7 +245,7 @@ def search(
 
 
 def options(api_url: ApiUrlOption = None, as_json: JsonOption = False) -> None:
-    """Views, colors, sizes, formats, prices and catalog coverage (free, no key needed)."""
+    """Views, colors, finishes, sizes, formats, prices and catalog coverage (free, no key)."""
     with reporting(as_json), Target(None, api_url) as target:
         answer = target.client(require_key=False).options()
     if as_json:
@@ -252,6 +261,8 @@ def options(api_url: ApiUrlOption = None, as_json: JsonOption = False) -> None:
         )
     out.print(views)
     out.print("colors: " + ", ".join(f"[{c['hex']}]■[/] {c['name']}" for c in answer.colors))
+    if answer.finishes:
+        out.print("finishes: " + ", ".join(f["id"] for f in answer.finishes))
     presets = data.get("sizes", {}).get("presets", {})
     out.print("sizes: " + ", ".join(f"{name} {px}px" for name, px in presets.items()))
     out.print("formats: " + ", ".join(f["id"] for f in data.get("formats", [])))

@@ -44,7 +44,9 @@ def _catalog_body_style(make: str, model: str, year: int) -> tuple[str, str, str
     return str(v.make.slug), str(v.model.slug), str(v.model.body_style)
 
 
-def _generated(make: str, model: str, year: int, view: str, color: str, variation: int) -> Any:
+def _generated(
+    make: str, model: str, year: int, view: str, color: str, finish: str | None, variation: int
+) -> Any:
     """The source render of the `openai` backend (settings from `CARIMG_*`), as an RGBA array."""
     import asyncio
     import io
@@ -70,8 +72,10 @@ def _generated(make: str, model: str, year: int, view: str, color: str, variatio
     settings = Settings()
     cache = build_render_cache(settings)
     backend = generative_backend(settings, cache)
-    spec = ImageSpec(vehicle, view, color, None, None, "contain", "transparent", False, 0, "png")
-    request = SourceRequest(spec.source_key(backend.version), vehicle, view, color, variation)
+    spec = ImageSpec(
+        vehicle, view, color, None, None, "contain", "transparent", False, 0, "png", finish=finish
+    )
+    request = SourceRequest(spec.source_key(backend.version), vehicle, view, spec.paint, variation)
 
     async def generate() -> bytes:
         try:
@@ -103,6 +107,9 @@ def register(app: typer.Typer) -> None:
             "front-3-4", help="front, front-3-4, side, rear-3-4, rear or side-right."
         ),
         color: str = typer.Option("white", "--color", "--paint", help="Preset name or #RRGGBB."),
+        finish: str | None = typer.Option(
+            None, help="gloss, metallic, satin or matte (default: the preset's own)."
+        ),
         out: Path = typer.Option(Path("render.png"), help="Output file (.png, .webp or .jpg)."),
         body_style: str | None = typer.Option(None, help="Override the catalog's body style."),
         width: int | None = typer.Option(None, help="Fit inside this width (never enlarges)."),
@@ -125,8 +132,11 @@ def register(app: typer.Typer) -> None:
             derive,
             encode_source_png,
             export_glb,
+            paint_key,
             render_source,
         )
+
+        paint = paint_key(color, finish)
 
         found = _catalog_body_style(make, model, year)
         if body_style is None:
@@ -141,7 +151,7 @@ def register(app: typer.Typer) -> None:
                 out = out.with_suffix(".glb")
             try:
                 model_bytes = export_glb(
-                    Appearance(make, model, year, body_style, variation), color
+                    Appearance(make, model, year, body_style, variation), paint
                 )
             except ValueError as exc:
                 raise typer.BadParameter(str(exc)) from exc
@@ -152,10 +162,10 @@ def register(app: typer.Typer) -> None:
             raise typer.BadParameter("procedural or openai", param_hint="--backend")
         try:
             if backend == "openai":
-                rgba = _generated(make, model, year, view, color, variation)
+                rgba = _generated(make, model, year, view, color, finish, variation)
             else:
                 rgba = render_source(
-                    Appearance(make, model, year, body_style, variation), view, color
+                    Appearance(make, model, year, body_style, variation), view, paint
                 )
         except ValueError as exc:
             raise typer.BadParameter(str(exc)) from exc

@@ -96,8 +96,8 @@ def _image_query(values: Mapping[str, Any]) -> dict[str, Any]:
 
 
 ImageRequest = Mapping[str, Any]
-"""One item of `image_urls`: make, model, year and optional view, color, width, height, size,
-format, fit, background, trim, padding (or vehicle, a catalog id)."""
+"""One item of `image_urls`: make, model, year and optional view, color, finish, width, height,
+size, format, fit, background, trim, padding (or vehicle, a catalog id)."""
 
 
 HttpT = TypeVar("HttpT", httpx.Client, httpx.AsyncClient)
@@ -307,6 +307,7 @@ class _Endpoints:
         vehicle: str | None = None,
         view: str | None = None,
         color: str | None = None,
+        finish: str | None = None,
         width: int | None = None,
         height: int | None = None,
         size: str | None = None,
@@ -323,8 +324,9 @@ class _Endpoints:
         query = _image_query(
             {
                 "make": make, "model": model, "year": year, "vehicle": vehicle, "view": view,
-                "color": color, "width": width, "height": height, "size": size, "format": format,
-                "fit": fit, "background": background, "trim": trim, "padding": padding,
+                "color": color, "finish": finish, "width": width, "height": height,
+                "size": size, "format": format, "fit": fit, "background": background,
+                "trim": trim, "padding": padding,
             }
         )  # fmt: skip
         headers = _drop_none({"If-None-Match": if_none_match, "X-Request-Id": request_id})
@@ -342,6 +344,7 @@ class _Endpoints:
         vehicle: str | None = None,
         view: str | None = None,
         color: str | None = None,
+        finish: str | None = None,
         width: int | None = None,
         height: int | None = None,
         size: str | None = None,
@@ -351,8 +354,8 @@ class _Endpoints:
         query = _image_query(
             {
                 "make": make, "model": model, "year": year, "vehicle": vehicle, "view": view,
-                "color": color, "width": width, "height": height, "size": size, "format": format,
-                "response": "url",
+                "color": color, "finish": finish, "width": width, "height": height,
+                "size": size, "format": format, "response": "url",
             }
         )  # fmt: skip
         return Operation("GET", "/api/v1/images/car", _model(m.ImageUrlResponse), params=query)
@@ -434,6 +437,7 @@ class _Endpoints:
         *,
         view: str | None = None,
         color: str | None = None,
+        finish: str | None = None,
         width: int | None = None,
         height: int | None = None,
         size: str | None = None,
@@ -445,7 +449,8 @@ class _Endpoints:
         query = _image_query(
             {
                 "brand": make, "model": model, "year": year, "view": view, "color": color,
-                "width": width, "height": height, "size": size, "format": format, "mode": mode,
+                "finish": finish, "width": width, "height": height, "size": size,
+                "format": format, "mode": mode,
             }
         )  # fmt: skip
         return Operation("GET", "/images/car.png", _image, params=query, authenticated=mode is None)
@@ -477,6 +482,7 @@ class _Endpoints:
         year: int | None = None,
         view: str | None = None,
         color: str | None = None,
+        finish: str | None = None,
         rating: int | None = None,
         verdict: str | None = None,
         reason: str | None = None,
@@ -485,8 +491,8 @@ class _Endpoints:
         body = _drop_none(
             {
                 "request_id": request_id, "make": make, "model": model, "year": year,
-                "view": view, "color": color, "rating": rating, "verdict": verdict,
-                "reason": reason,
+                "view": view, "color": color, "finish": finish, "rating": rating,
+                "verdict": verdict, "reason": reason,
             }
         )  # fmt: skip
         return Operation("POST", "/api/v1/feedback", _model(m.FeedbackResult), json=body, ok=(201,))

@@ -18,6 +18,7 @@ def sign_embed_url(
     *,
     view: str | None = None,
     color: str | None = None,
+    finish: str | None = None,
     width: int | None = None,
     height: int | None = None,
     size: str | None = None,
@@ -33,6 +34,7 @@ def sign_embed_url(
     for name, value in (
         ("view", view),
         ("color", color),
+        ("finish", finish),
         ("w", width),
         ("h", height),
         ("size", size),

@@ -58,6 +58,7 @@ class VehicleParams(_Model):
     view: str
     color: str
     format: str
+    finish: str | None = None  # only when one was asked for
     width: int | None = None
     height: int | None = None
 
@@ -211,6 +212,11 @@ class Options(Envelope):
     @property
     def colors(self) -> list[dict[str, Any]]:
         return list(self.data.get("colors", []))
+
+    @property
+    def finishes(self) -> list[dict[str, Any]]:
+        """Paint finishes (carimg's own `finish` parameter); absent from other services."""
+        return list(self.data.get("finishes", []))
 
 
 class Pricing(Envelope):

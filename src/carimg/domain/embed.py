@@ -109,6 +109,8 @@ class EmbedGrants:
         (each other size or format would be another image to render and keep, for free)."""
         if (spec.width, spec.height, spec.format, spec.negotiated) != EXAMPLE_OUTPUT:
             return False
+        if spec.finish is not None:  # the page shows each example in its preset's own finish
+            return False
         vehicle = spec.vehicle
         entry = (vehicle.make.slug, vehicle.model.slug, str(vehicle.year), spec.view, spec.color)
         return entry in self._examples

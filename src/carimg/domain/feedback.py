@@ -1,8 +1,8 @@
 """Feedback on delivered renders; repeated negative reports flag a render for regeneration.
 
-A report names the image by the request id that delivered it, or by vehicle (with optional view
-and color). It is negative when the verdict is `bad` or the rating is 1 or 2. When the negative
-reports on one render (at its current variation) reach the deployment's threshold
+A report names the image by the request id that delivered it, or by vehicle (with optional view,
+color and finish). It is negative when the verdict is `bad` or the rating is 1 or 2. When the
+negative reports on one render (at its current variation) reach the deployment's threshold
 (`CARIMG_FEEDBACK_FLAG_THRESHOLD`, default 3), the render moves to its next variation: the next
 delivery renders a new seed under a new ETag, and the old bytes stay in the cache for audit.
 Only accounts that received that variation count: a report counts when it names the request id
@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from carimg.catalog import Catalog
 from carimg.domain.clock import Clock
 from carimg.domain.errors import InvalidParameter, NotFound
-from carimg.domain.imagerequest import parse_color, parse_view, resolve_vehicle
+from carimg.domain.imagerequest import parse_color, parse_finish, parse_view, resolve_vehicle
 from carimg.domain.images import Renderer
 from carimg.domain.views import DEFAULT_COLOR, DEFAULT_VIEW
+from carimg.render import paint_key
 from carimg.store.feedback import FeedbackStore
 from carimg.store.records import Principal
 from carimg.store.usage import UsageStore
@@ -37,6 +38,7 @@ class FeedbackReport:
     year: int | None = None
     view: str | None = None
     color: str | None = None
+    finish: str | None = None
     rating: int | None = None
     verdict: str | None = None
     reason: str | None = None
@@ -89,7 +91,8 @@ class FeedbackService:
         )
         view = parse_view(report.view or DEFAULT_VIEW)
         color = parse_color(report.color or DEFAULT_COLOR)
-        return f"{vehicle.id}|{view}|{color}"
+        paint = paint_key(color, parse_finish(report.finish, color))  # as ImageSpec.asset_key
+        return f"{vehicle.id}|{view}|{paint}"
 
     async def record(self, principal: Principal, report: FeedbackReport) -> Recorded:
         if report.rating is None and report.verdict is None:

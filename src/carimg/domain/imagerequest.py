@@ -1,8 +1,9 @@
 """Image requests: the vehicle and framing parameters, validated into one ImageSpec.
 
 The same rules serve the image endpoint's query, the URL-minting JSON bodies and the agent tools;
-callers pass canonical names (`make`, `model`, `year`, `vehicle`, `view`, `color`, `width`,
-`height`, `size`, `fit`, `background`, `trim`, `padding`, `format`) after resolving aliases.
+callers pass canonical names (`make`, `model`, `year`, `vehicle`, `view`, `color`, `finish`,
+`width`, `height`, `size`, `fit`, `background`, `trim`, `padding`, `format`) after resolving
+aliases. An image without `finish` keeps the paths, keys and ETags it had before finishes existed.
 """
 
 from __future__ import annotations
@@ -24,12 +25,13 @@ from carimg.domain.views import (
     DEFAULT_COLOR,
     DEFAULT_FORMAT,
     DEFAULT_VIEW,
+    FINISHES,
     FORMAT_ALIASES,
     MAX_SIZE,
     SIZE_PRESETS,
     VIEW_BY_NAME,
 )
-from carimg.render import OutputSpec
+from carimg.render import OutputSpec, paint_key, resolve_paint
 
 IMAGE_PATH: Final = "/api/v1/images/car"
 MAX_NAME_LENGTH: Final = 100  # longer than any catalog name; bounds the suggestion search
@@ -63,6 +65,7 @@ class ImageSpec:
     format: str  # png | webp | jpg, after negotiating "auto"
     negotiated: bool = False  # format came from Accept (responses then Vary on it)
     variation: int = 0  # the render's seed; feedback moves a flagged render to the next one
+    finish: str | None = None  # gloss, metallic, satin or matte; None: the colour's own
     # variant keys by renderer version, hashed once per spec: parse_image_request hands out the
     # same spec object for the same parameters, so a hot variant is hashed once per process
     _variant_keys: dict[str, str] = field(
@@ -73,12 +76,12 @@ class ImageSpec:
     asset_key: str = field(init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "asset_key", f"{self.vehicle.id}|{self.view}|{self.color}")
+        object.__setattr__(self, "asset_key", f"{self.vehicle.id}|{self.view}|{self.paint}")
 
     @property
     def paint(self) -> str:
-        """The paint the renderer takes: a preset name or a hex colour."""
-        return self.color
+        """The renderer's paint key: the colour, with `:finish` when another finish is asked."""
+        return paint_key(self.color, self.finish)
 
     @property
     def output(self) -> OutputSpec:
@@ -94,7 +97,7 @@ class ImageSpec:
 
     def source_key(self, renderer_version: str) -> str:
         """The cached source render this image derives from: vehicle × view × paint × seed."""
-        parts = (renderer_version, self.vehicle.id, self.view, self.color, str(self.variation))
+        parts = (renderer_version, self.vehicle.id, self.view, self.paint, str(self.variation))
         return hashlib.sha256("|".join(parts).encode()).hexdigest()[:40] + ".png"
 
     def variant_key(self, renderer_version: str) -> str:
@@ -112,7 +115,7 @@ class ImageSpec:
 
     def params(self) -> dict[str, str | int]:
         """Canonical query parameters, in the spec's names and make spelling."""
-        params = vehicle_query(self.vehicle, self.view, self.color)
+        params = vehicle_query(self.vehicle, self.view, self.color, self.finish)
         if self.width is not None:
             params["w"] = self.width
         if self.height is not None:
@@ -128,8 +131,8 @@ class ImageSpec:
 
     def canonical_path(self) -> str:
         choices = (
-            self.vehicle.id, self.view, self.color, self.width, self.height, self.fit,
-            self.background, self.trim, self.padding, self.format,
+            self.vehicle.id, self.view, self.color, self.finish, self.width, self.height,
+            self.fit, self.background, self.trim, self.padding, self.format,
         )  # fmt: skip
         path = _PATHS.get(choices)  # a header of every paid image: encode once
         if path is None:
@@ -141,7 +144,7 @@ class ImageSpec:
     def record(self) -> dict[str, str | int | bool | None]:
         """Every choice under the names `parse_image_request` reads (to store and re-parse)."""
         return {
-            **vehicle_query(self.vehicle, self.view, self.color),
+            **vehicle_query(self.vehicle, self.view, self.color, self.finish),
             "width": self.width,
             "height": self.height,
             "fit": self.fit,
@@ -152,8 +155,9 @@ class ImageSpec:
         }
 
     def vehicle_params(self) -> dict[str, str | int]:
-        """The spec's VehicleParams: make and model slugs, year, view, color, size, format."""
-        params = vehicle_query(self.vehicle, self.view, self.color)
+        """The spec's VehicleParams: make and model slugs, year, view, color, size, format (and
+        finish, when not the colour's own)."""
+        params = vehicle_query(self.vehicle, self.view, self.color, self.finish)
         if self.width is not None:
             params["width"] = self.width
         if self.height is not None:
@@ -175,9 +179,9 @@ class ImageSpec:
 
 
 def vehicle_query(
-    vehicle: Vehicle, view: str | None = None, color: str | None = None
+    vehicle: Vehicle, view: str | None = None, color: str | None = None, finish: str | None = None
 ) -> dict[str, str | int]:
-    """make, model, year (and view and color when given) in the image endpoint's names."""
+    """make, model, year (and view, color and finish when given) in the image endpoint's names."""
     query: dict[str, str | int] = {
         "make": vehicle.make.slug,
         "model": vehicle.model.slug,
@@ -187,6 +191,8 @@ def vehicle_query(
         query["view"] = view
     if color is not None:
         query["color"] = color
+    if finish is not None:
+        query["finish"] = finish
     return query
 
 
@@ -250,6 +256,13 @@ def parse_color(value: str, parameter: str = "color") -> str:
         f"'{value}' is not a color: use one of {', '.join(COLORS)} or a hex like #1a2b3c.",
         allowed=list(COLORS),
     )
+
+
+def parse_finish(value: str | None, color: str) -> str | None:
+    """gloss, metallic, satin or matte (any case) for a parsed `color`; None for the colour's own
+    finish, asked for or not (one image, one key: `red` and `red` in gloss are the same)."""
+    finish = _choice({"finish": value}, "finish", tuple(FINISHES))
+    return None if finish == resolve_paint(color)[1] else finish
 
 
 def parse_view(value: str, parameter: str = "view") -> str:
@@ -365,6 +378,7 @@ def _parse_image_request(
 ) -> ImageSpec:
     view = parse_view(_text(params, "view") or DEFAULT_VIEW)
     color = parse_color(_text(params, "color") or DEFAULT_COLOR)
+    finish = parse_finish(_text(params, "finish"), color)
     width = _integer(params, "width", 1, MAX_SIZE)
     height = _integer(params, "height", 1, MAX_SIZE)
     size = _choice(params, "size", tuple(SIZE_PRESETS))
@@ -410,4 +424,5 @@ def _parse_image_request(
         padding=padding or 0,
         format=image_format,
         negotiated=negotiated,
+        finish=finish,
     )

@@ -345,7 +345,7 @@ class ImageService:
         reference = f"debit:image:{ordered_hex(10)}"  # appended to the unique index
         now = self._clock.now()
 
-        delivery = (request_id, account.id, spec.vehicle.id, spec.view, spec.color, now)
+        delivery = (request_id, account.id, spec.vehicle.id, spec.view, spec.paint, now)
 
         async def record(conn: AsyncConnection, _balance: int) -> None:
             counted.extend(await self._caps.admit(conn, account, [spec.vehicle.id]))

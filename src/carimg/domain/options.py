@@ -8,7 +8,16 @@ from carimg.catalog import Catalog
 from carimg.config import Settings
 from carimg.domain.limits import DEFAULT_PLAN, KEY_REQUESTS_PER_MINUTE
 from carimg.domain.pricing import pricing_for
-from carimg.domain.views import COLORS, FORMATS, MAX_SIZE, SIZE_PRESETS, SOURCE_SIZE, VIEWS
+from carimg.domain.views import (
+    COLORS,
+    FINISHES,
+    FORMATS,
+    MAX_SIZE,
+    SIZE_PRESETS,
+    SOURCE_SIZE,
+    VIEWS,
+)
+from carimg.render import METALLIC_PRESETS
 
 
 def build_options(settings: Settings, catalog: Catalog) -> dict[str, Any]:
@@ -27,7 +36,15 @@ def build_options(settings: Settings, catalog: Catalog) -> dict[str, Any]:
             }
             for view in VIEWS
         ],
-        "colors": [{"name": name, "hex": hex_value} for name, hex_value in COLORS.items()],
+        "colors": [
+            {
+                "name": name,
+                "hex": hex_value,
+                "finish": "metallic" if name in METALLIC_PRESETS else "gloss",  # without `finish`
+            }
+            for name, hex_value in COLORS.items()
+        ],
+        "finishes": [{"id": name, "description": text} for name, text in FINISHES.items()],
         "sizes": {"presets": dict(SIZE_PRESETS), "max": MAX_SIZE, "source": SOURCE_SIZE},
         "formats": [
             {"id": fmt.id, "mime": fmt.mime, "transparent": fmt.transparent} for fmt in FORMATS

@@ -1,4 +1,5 @@
-"""The spec's enumerations clients send: views (with aliases), colors, formats and size presets."""
+"""The enumerations clients send: the spec's views (with aliases), colors, formats and size
+presets, and carimg's paint finishes."""
 
 from __future__ import annotations
 
@@ -46,6 +47,15 @@ VIEW_BY_NAME: Final[dict[str, str]] = {
 
 COLORS: Final[dict[str, str]] = dict(PRESET_COLORS)
 DEFAULT_COLOR: Final = "silver"
+
+# carimg's own `finish` parameter (no leading service has one: they take OEM paint codes). Without
+# it a preset keeps its own finish: silver, gold and gray metallic, the others and hex gloss.
+FINISHES: Final[dict[str, str]] = {
+    "gloss": "Solid colour under a clear coat: sharp, bright highlights.",
+    "metallic": "Flake under the clear coat: a sparkling sheen that brightens toward the light.",
+    "satin": "A dulled clear coat: soft, broad highlights.",
+    "matte": "No clear coat: a flat, diffuse sheen.",
+}
 
 
 @dataclass(frozen=True, slots=True)

@@ -74,6 +74,13 @@ Color = Annotated[
         "tan, orange, yellow, gold, burgundy, purple, or any hex such as #1a2b3c."
     ),
 ]
+Finish = Annotated[
+    Literal["gloss", "metallic", "satin", "matte"] | None,
+    Field(
+        description="Paint finish: gloss, metallic, satin or matte. Omit it for the paint's own "
+        "(silver, gold and gray metallic, the rest gloss)."
+    ),
+]
 Width = Annotated[
     int | None, Field(ge=1, le=1024, description="Width in pixels (fit inside, never enlarged).")
 ]
@@ -110,6 +117,7 @@ class ImageRequest(BaseModel):
     vehicle: VehicleId = None
     view: View = None
     color: Color = None
+    finish: Finish = None
     width: Width = None
     height: Height = None
     size: Size = None
@@ -145,6 +153,7 @@ class Feedback(BaseModel):
     year: int | None = None
     view: str | None = None
     color: str | None = None
+    finish: str | None = None
     rating: int | None = None
     verdict: Literal["good", "bad"] | None = None
     reason: str | None = None
@@ -347,6 +356,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
         vehicle: VehicleId = None,
         view: View = None,
         color: Color = None,
+        finish: Finish = None,
         width: Width = None,
         height: Height = None,
         size: Size = "small",
@@ -363,7 +373,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
         only when needed. If the vehicle is not in the catalog the error lists close matches."""
         request = ImageRequest(
             make=make, model=model, year=year, vehicle=vehicle, view=view, color=color,
-            width=width, height=height, size=size, format=format, fit=fit,
+            finish=finish, width=width, height=height, size=size, format=format, fit=fit,
             background=background, trim=trim, padding=padding,
         )  # fmt: skip
         return image_content(await backend.get_car_image(request))
@@ -468,6 +478,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
         year: Annotated[int | None, Field(description="…and year (view and color too).")] = None,
         view: View = None,
         color: Color = None,
+        finish: Finish = None,
         rating: Annotated[
             int | None, Field(ge=1, le=5, description="1 (bad) to 5 (great).")
         ] = None,
@@ -482,7 +493,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
         back for regeneration (flagged is then true); other reports are only recorded."""
         feedback = Feedback(
             request_id=request_id, make=make, model=model, year=year, view=view, color=color,
-            rating=rating, verdict=verdict, reason=reason,
+            finish=finish, rating=rating, verdict=verdict, reason=reason,
         )  # fmt: skip
         return await backend.rate_image(feedback)
 

@@ -109,7 +109,7 @@ deliveries = Table(
     Column("account_id", String(40), ForeignKey("accounts.id"), primary_key=True),
     Column("vehicle_id", String(20), nullable=False),
     Column("view", String(20), nullable=False),
-    Column("paint", String(7), nullable=False),
+    Column("paint", String(32), nullable=False),  # the paint key: `red`, `red:matte` (0011)
     Column("created_at", UtcDateTime(), nullable=False),
 )
 

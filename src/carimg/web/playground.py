@@ -20,7 +20,7 @@ from carimg.domain.embed import PLAYGROUND_COOKIE
 from carimg.domain.errors import RateLimited
 from carimg.domain.imagerequest import BACKGROUNDS, FITS
 from carimg.domain.signing import EMBED_PATH
-from carimg.domain.views import COLORS, FORMATS, SIZE_PRESETS, VIEWS
+from carimg.domain.views import COLORS, FINISHES, FORMATS, SIZE_PRESETS, VIEWS
 from carimg.services import Services
 from carimg.web.pages import render_page
 from carimg.web.sessions import is_secure
@@ -52,6 +52,7 @@ async def playground_page(request: Request) -> Response:
         "vehicle": vehicle,
         "views": VIEWS,
         "colors": COLORS,
+        "finishes": FINISHES,
         "sizes": SIZE_PRESETS,
         "formats": FORMATS,
         "fits": FITS,

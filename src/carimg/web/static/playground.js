@@ -45,6 +45,7 @@
       year: yearSelect.value,
       view: $("view").value,
       color: paint === "custom" ? $("paint-hex").value.toLowerCase() : paint,
+      finish: $("finish").value,
       size: $("size").value,
       width: whole($("width").value, 1, 1024),
       height: whole($("height").value, 1, 1024),
@@ -65,6 +66,7 @@
     const query = new URLSearchParams({
       brand: c.make, model: c.model, year: c.year, view: c.view, color: c.color,
     });
+    if (c.finish) query.set("finish", c.finish);
     if (c.width !== null) query.set("w", c.width);
     if (c.height !== null) query.set("h", c.height);
     if (!boxed(c)) query.set("size", c.size);
@@ -76,6 +78,7 @@
   function apiParams(c) {
     const params = [["make", c.make], ["model", c.model], ["year", Number(c.year)],
       ["view", c.view], ["color", c.color]];
+    if (c.finish) params.push(["finish", c.finish]);
     if (c.width !== null) params.push(["width", c.width]);
     if (c.height !== null) params.push(["height", c.height]);
     if (!boxed(c)) params.push(["size", c.size]);
@@ -107,7 +110,8 @@
 
   function describe(c) {
     const view = $("view").selectedOptions[0].textContent.trim().toLowerCase();
-    const paint = c.color.startsWith("#") ? `paint ${c.color}` : c.color;
+    let paint = c.color.startsWith("#") ? `paint ${c.color}` : c.color;
+    if (c.finish) paint = `${c.finish} ${paint}`;
     return `${c.year} ${vehicle.name}, ${view} view, ${paint}`;
   }
 

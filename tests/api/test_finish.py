@@ -168,6 +168,15 @@ async def test_an_embed_finish_in_another_spelling_is_redirected_to_the_canonica
 
 
 @sqlite_only
+async def test_a_home_page_example_in_another_finish_is_not_a_free_example(
+    client: httpx.AsyncClient,
+) -> None:
+    example = "brand=toyota&model=camry&year=2020&view=front-3-4&color=silver&size=small"
+    assert (await client.get(f"{EMBED}?{example}")).status_code == 200
+    assert (await client.get(f"{EMBED}?{example}&finish=matte")).status_code == 401
+
+
+@sqlite_only
 async def test_feedback_naming_a_finish_is_about_that_finishs_render(
     client: httpx.AsyncClient, customer: Customer
 ) -> None:

@@ -138,9 +138,16 @@ def ground_occlusion(model: VehicleModel) -> tuple[NDArray[np.float64], NDArray[
     )
     h = np.where(tid >= 0, depth.astype(np.float64) - 1.0, np.inf)
     h = np.maximum(h, 0.0)
+    # where the tyres meet the floor: a tight, dark line, then a contact shadow, then the broad
+    # ambient occlusion under the body
+    touch = _blur(np.exp(-h / 0.012), 0.012 / cell)
     contact = _blur(np.exp(-h / 0.06), 0.03 / cell)
     ambient = _blur(np.exp(-h / (0.45 * scale)), 0.30 * scale / cell)
-    occ = 1.0 - (1.0 - 0.9 * np.clip(contact * 1.6, 0, 1)) * (1.0 - 0.62 * np.clip(ambient, 0, 1))
+    occ = 1.0 - (
+        (1.0 - 0.95 * np.clip(touch * 2.0, 0, 1))
+        * (1.0 - 0.9 * np.clip(contact * 1.6, 0, 1))
+        * (1.0 - 0.62 * np.clip(ambient, 0, 1))
+    )
     return np.ascontiguousarray(occ), np.array([gx0, gy0, cell])
 
 

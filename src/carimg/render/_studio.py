@@ -50,9 +50,13 @@ def _radiance(w: int, h: int) -> np.ndarray:
     # camera stays dark (the flanks mirror it)
     walls = walls + 0.45 * _soft(u, 0.0, 0.4, 0.1) * np.clip(-f / 0.4, 0, 1)
     c = np.where(u < 0, floor, walls)
-    overhead = _soft(r, -0.55, 0.55, px) * _soft(f, -0.5, 0.75, px) * (u > 0.55)
-    c = c + 7.0 * overhead * _soft(u, 0.6, 1.1, px)
-    strip = _soft(u, 0.15, 0.23, px) * _soft(az, -0.9, 0.9, px)
+    # softboxes are flat rectangles, so their reflections keep straight, crisp edges: the
+    # overhead one on the ceiling plane (u = 1), the strip on a wall facing the vehicle (f = 1)
+    up = np.maximum(u, 1e-3)
+    ahead = np.maximum(f, 1e-3)
+    overhead = _soft(f / up, -1.6, 0.8, 0.04) * _soft(r / up, -0.75, 0.75, 0.04) * (u > 0.05)
+    c = c + 4.5 * overhead
+    strip = _soft(u / ahead, 0.15, 0.24, 0.008) * _soft(r / ahead, -1.3, 1.3, 0.05) * (f > 0.05)
     c = c + 5.0 * strip
     tall = _soft(u, 0.0, 0.72, px)
     c = c + 4.5 * _soft(az, 0.95, 1.2, px) * tall + 3.0 * _soft(az, -1.2, -0.95, px) * tall

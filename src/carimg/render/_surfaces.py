@@ -20,7 +20,7 @@ from carimg.render._shapes import band, hash3, smooth
 from carimg.render._studio import env, irradiance
 
 GLOSS, METALLIC, SATIN, MATTE = 0, 1, 2, 3  # FINISHES' order
-EXPOSURE = 0.8  # irradiance → diffuse radiance of a white surface
+EXPOSURE = 0.85  # irradiance → diffuse radiance of a white surface
 
 
 @njit(cache=True, nogil=True)
@@ -31,7 +31,7 @@ def _schlick(f0: float, ndv: float) -> float:
 @njit(cache=True, nogil=True)
 def _diffuse(smap: np.ndarray, nx: float, ny: float, nz: float, cfx: float, cfy: float) -> float:
     """Diffuse light on a surface; the overhead softbox is tamed so tops do not burn out."""
-    return float(EXPOSURE * irradiance(smap, nx, ny, nz, cfx, cfy) ** 0.72)
+    return float(EXPOSURE * irradiance(smap, nx, ny, nz, cfx, cfy) ** 0.45)
 
 
 @njit(cache=True, nogil=True)
@@ -126,8 +126,8 @@ def _rim(
             solid = 1.0 - smooth(wdt, wdt + 0.03, 0.5 - d)
     dark = decal[m.RIM_DARK]
     refl = env(smap, rx, ry, rz, cfx, cfy, 0.14)
-    base = 0.7 - 0.55 * dark
-    c_metal = base * (0.22 * diff + 0.75 * refl) + 0.04 * _schlick(0.04, ndv) * refl
+    base = 0.8 - 0.6 * dark
+    c_metal = base * (0.4 * diff + 0.75 * refl) + 0.04 * _schlick(0.04, ndv) * refl
     # a polished lip, a dark groove inside it, a centre cap with a dark ring
     lip = band(r, 0.9, 1.1, 0.012)
     groove = band(r, 0.855, 0.885, 0.006)
@@ -139,9 +139,9 @@ def _rim(
     # behind the spokes: a slotted brake disc with a dark hat, a caliper at the top rear
     disc_band = smooth(0.36, 0.42, r) * (1.0 - smooth(0.71, 0.74, r))
     slots = 0.7 + 0.3 * smooth(0.3, 0.45, abs((ang * 9.0 / math.pi) % 1.0 - 0.5))
-    disc = (0.05 + 0.08 * refl) * disc_band * slots + 0.008
+    disc = (0.1 + 0.15 * refl) * disc_band * slots + 0.008
     cal = band(ang, 0.35, 1.05, 0.03) * band(r, 0.48, 0.8, 0.02)
-    hole = disc * (1.0 - cal) + (0.03 + 0.05 * refl) * cal
+    hole = disc * (1.0 - cal) + (0.05 + 0.08 * refl) * cal
     return float(c_metal * solid + hole * (1.0 - solid))
 
 
@@ -259,7 +259,9 @@ def shade_material(
         return _paint(finish, px, py, pz, ndv, rx, ry, rz, diff, paint, smap, cfx, cfy)
     if mat == m.GLASS:
         f = _schlick(0.04, ndv)
-        refl = f * env(smap, rx, ry, rz, cfx, cfy, 0.0)
+        # a touch of roughness: the panes' curvature comes from facets, and a mirror-sharp
+        # reflection would band along them like blinds
+        refl = f * env(smap, rx, ry, rz, cfx, cfy, 0.07)
         if decal[m.IS_CAR] > 0.5:
             inside = GLASS_T * cabin(px, py, pz, -vx, -vy, -vz, decal, profile, smap, cfx, cfy)
         else:

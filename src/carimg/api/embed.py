@@ -22,8 +22,9 @@ from carimg.domain.etags import etag_matches
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import NotModified
 from carimg.domain.keys import IMAGES_READ
-from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
 from carimg.domain.signing import EMBED_PATH
+from carimg.formats import MEDIA_TYPES
+from carimg.years import MAX_YEAR, MIN_YEAR
 
 router = APIRouter(tags=["embed"])
 PUBLIC_EXAMPLE = "public, max-age=300, s-maxage=3600, stale-while-revalidate=86400"
@@ -75,10 +76,7 @@ def _image(
         headers["X-Api-Key-Warning"] = WARNING
     if etag_matches(request.headers.get("if-none-match"), etag):
         return Response(status_code=304, headers=headers)
-    return Response(data, media_type=IMAGE_MEDIA_TYPE_OF[spec.format], headers=headers)
-
-
-IMAGE_MEDIA_TYPE_OF = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}
+    return Response(data, media_type=MEDIA_TYPES[spec.format], headers=headers)
 
 
 def _free(request: Request, spec: ImageSpec, etag: str, free: FreeImage, cache: str) -> Response:
@@ -120,9 +118,7 @@ async def get_embed_image(
             json_schema_extra=imageschemas.NAME,
         ),
     ] = None,
-    year: Annotated[
-        int | None, Query(ge=MIN_YEAR, json_schema_extra={"maximum": MAX_QUERY_YEAR})
-    ] = None,
+    year: Annotated[int | None, Query(ge=MIN_YEAR, json_schema_extra={"maximum": MAX_YEAR})] = None,
     view: Annotated[
         str | None,
         Query(

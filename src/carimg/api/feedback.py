@@ -18,9 +18,9 @@ from carimg.api.query import StrictQuery
 from carimg.domain.feedback import FeedbackReport
 from carimg.domain.imagerequest import MAX_NAME_LENGTH
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
-from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
 from carimg.domain.views import COLORS, FINISHES, VIEW_BY_NAME
 from carimg.store.records import Principal
+from carimg.years import MAX_YEAR, MIN_YEAR
 
 router = APIRouter(tags=["feedback"])
 FEEDBACK_LIMIT = 8 * 1024
@@ -45,7 +45,7 @@ _RULES: JsonDict = {
                     "properties": {
                         "make": _NAMED,
                         "model": _NAMED,
-                        "year": {"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_QUERY_YEAR},
+                        "year": {"type": "integer", "minimum": MIN_YEAR, "maximum": MAX_YEAR},
                     },
                 },
             ]

@@ -21,9 +21,9 @@ from carimg.domain.errors import DomainError, InvalidParameter, InvalidRequest
 from carimg.domain.idempotency import KEY_PATTERN, RecordedResponse, Recorder, check_key
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.keys import IMAGES_READ
-from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
 from carimg.services import Services
 from carimg.store.records import Principal
+from carimg.years import MAX_YEAR, MIN_YEAR
 
 BODY_LIMIT = 64 * 1024
 ROUTE = "POST /api/v1/image-urls"
@@ -43,7 +43,7 @@ class ImageItem(BaseModel):
         json_schema_extra=imageschemas.NAME,
     )
     model: str | None = Field(default=None, min_length=1, json_schema_extra=imageschemas.NAME)
-    year: int | None = Field(default=None, ge=MIN_YEAR, le=MAX_QUERY_YEAR)
+    year: int | None = Field(default=None, ge=MIN_YEAR, le=MAX_YEAR)
     vehicle: str | None = Field(default=None, description="A catalog vehicle id (veh_…).")
     view: str | None = Field(default=None, json_schema_extra=imageschemas.VIEW)
     color: str | None = Field(

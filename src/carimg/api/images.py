@@ -19,9 +19,9 @@ from carimg.domain.errors import InvalidParameter
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import NotModified
 from carimg.domain.keys import IMAGES_READ
-from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
 from carimg.services import Services
 from carimg.store.records import Principal
+from carimg.years import MAX_YEAR, MIN_YEAR
 
 router = APIRouter(tags=["images"])
 
@@ -29,7 +29,7 @@ router = APIRouter(tags=["images"])
 ALIASES = (("make", "brand"), ("view", "angle"), ("color", "paint"), ("background", "bg"))
 # The integer parameters' bounds (FastAPI validates them; api/hotpaths reads them too).
 INTEGER_BOUNDS = {
-    "year": (MIN_YEAR, MAX_QUERY_YEAR),
+    "year": (MIN_YEAR, MAX_YEAR),
     "w": (1, 1024),
     "h": (1, 1024),
     "padding": (0, 50),

@@ -20,6 +20,7 @@ from carimg.domain import limits
 from carimg.domain.catalogsearch import bounded_text, check_query
 from carimg.domain.errors import InvalidParameter, NotFound
 from carimg.domain.imagerequest import MAX_NAME_LENGTH
+from carimg.years import MIN_YEAR
 
 CATALOG_MAX_AGE = 86400
 router = APIRouter(tags=["catalog"])
@@ -162,7 +163,7 @@ async def list_vehicles(
     request: Request,
     catalog: CatalogDep,
     year: Annotated[
-        int | None, Query(ge=limits.MIN_YEAR, le=limits.JSON_INT_MAX, description="Model year.")
+        int | None, Query(ge=MIN_YEAR, le=limits.JSON_INT_MAX, description="Model year.")
     ] = None,
     make_id: Annotated[
         int | None,

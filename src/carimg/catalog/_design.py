@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any, Final
 
 from carimg.bodystyles import BODY_STYLES
+from carimg.years import MAX_YEAR
 
 SOURCE_KINDS: Final = frozenset(
     {"maker specification sheet", "press kit", "registration data", "type approval"}
@@ -251,7 +252,7 @@ def parse_generation(record: Mapping[str, Any]) -> Generation:
         isinstance(years, list)
         and len(years) == 2
         and all(isinstance(y, int) for y in years)
-        and 1950 <= years[0] <= years[1] <= 2027
+        and 1950 <= years[0] <= years[1] <= MAX_YEAR  # designs may begin before the catalog
     ):
         raise DesignDataError(f"years must be [first, last] model years, got {years!r}")
     if record["body"] not in BODY_STYLES:

@@ -19,6 +19,7 @@ from rapidfuzz import fuzz, process
 
 from carimg.catalog._model import Make, Model
 from carimg.catalog._text import norm, tokens
+from carimg.years import MAX_YEAR, MIN_YEAR
 
 MatchKind = Literal["exact", "prefix", "token", "contains", "fuzzy"]
 MATCH_KINDS: Final[tuple[MatchKind, ...]] = ("exact", "prefix", "token", "contains", "fuzzy")
@@ -42,7 +43,7 @@ MAKE_ALIASES: Final[dict[str, str]] = {
     "landie": "landrover",
 }
 
-YEAR_RANGE: Final = range(1990, 2028)
+YEAR_RANGE: Final = range(MIN_YEAR, MAX_YEAR + 1)
 _MAX_MAKE_SPAN = 4
 _MIN_PREFIX = 2
 _MIN_MAKE_PREFIX = 3

@@ -56,9 +56,7 @@ from pathlib import Path
 from typing import Final
 
 from carimg.catalog._text import norm
-
-#: Model years before this are ignored (the catalog starts in 1990).
-MIN_YEAR: Final = 1990
+from carimg.years import MIN_YEAR  # model years before it are ignored
 
 # The 33 characters a VIN may use (no I, O, Q).
 _VIN_ALPHABET: Final = frozenset("0123456789ABCDEFGHJKLMNPRSTUVWXYZ")

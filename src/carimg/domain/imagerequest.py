@@ -19,7 +19,6 @@ from urllib.parse import urlencode
 from carimg.catalog import Catalog, Vehicle
 from carimg.domain.catalogsearch import bounded_text
 from carimg.domain.errors import InvalidParameter, NotFound
-from carimg.domain.limits import MAX_QUERY_YEAR, MIN_YEAR
 from carimg.domain.views import (
     COLORS,
     DEFAULT_COLOR,
@@ -32,6 +31,7 @@ from carimg.domain.views import (
     VIEW_BY_NAME,
 )
 from carimg.render import OutputSpec, paint_key, resolve_paint
+from carimg.years import MAX_YEAR, MIN_YEAR
 
 IMAGE_PATH: Final = "/api/v1/images/car"
 MAX_NAME_LENGTH: Final = 100  # longer than any catalog name; bounds the suggestion search
@@ -309,7 +309,7 @@ def resolve_vehicle(catalog: Catalog, params: Mapping[str, Value]) -> Vehicle:
     for name, text in (("make", make), ("model", model)):
         if text is not None and len(text) > MAX_NAME_LENGTH:
             raise InvalidParameter(name, f"'{name}' is at most {MAX_NAME_LENGTH} characters.")
-    year = _integer(params, "year", MIN_YEAR, MAX_QUERY_YEAR)
+    year = _integer(params, "year", MIN_YEAR, MAX_YEAR)
     for name, value in (("make", make), ("model", model), ("year", year)):
         if value is None:
             raise InvalidParameter(name, f"'{name}' is required (or send a catalog 'vehicle' id).")

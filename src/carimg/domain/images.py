@@ -32,6 +32,7 @@ from carimg.domain.ledger import Ledger
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
+from carimg.formats import MEDIA_TYPES
 from carimg.render import Appearance, derive
 from carimg.store.blobs import BlobStoreError
 from carimg.store.inline import InlineSqlite
@@ -329,7 +330,7 @@ class ImageService:
             ) from error
         return DeliveredImage(
             data=image.data,
-            media_type=_MEDIA_TYPES[spec.format],
+            media_type=MEDIA_TYPES[spec.format],
             width=image.width,
             height=image.height,
             etag=etag,
@@ -364,6 +365,3 @@ class ImageService:
             also_inline=None if self._caps.plan_of(account) else record_inline,
         )
         return balance, reference
-
-
-_MEDIA_TYPES = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}

@@ -22,8 +22,6 @@ DEFAULT_PLAN: Final = "free"
 SEARCH_QUERY_MAX: Final = 200
 SEARCH_LIMIT_MAX: Final = 25
 SEARCH_LIMIT_DEFAULT: Final = 10
-MIN_YEAR: Final = 1990
-MAX_QUERY_YEAR: Final = 2027
 JSON_INT_MAX: Final = 2**63 - 1  # the widest integer JSON is parsed to and written back from
 
 # Request heads (bounded by every server carimg runs under, see api/headlimits)

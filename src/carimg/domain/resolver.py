@@ -8,7 +8,7 @@ How a query is read
    `#1a2b3c` and `'08` stay whole) and scanned for phrases, longest first, compared without
    punctuation or spaces (so `head-on`, `head on` and `headon` agree):
 
-   - years: four digits 1990–2027, `'08` / `’08` (1990–2027 only), `my2019`, `my19`, `2019my`,
+   - years in `carimg.years`' range: four digits, `'08` / `’08`, `my2019`, `my19`, `2019my`,
      `2019/20`, `2018-19`, `2019/2020` (a year and the next: the first), and years in words
      (`two thousand and eleven`, `two-thousand-eight`, `nineteen ninety-one`, `nineteen hundred
      and ninety five`, `twenty-twelve`, `twenty twenty two`, `twenty oh five`); the filler phrase
@@ -107,11 +107,10 @@ from carimg.domain.views import (
     MAX_SIZE,
     VIEW_BY_NAME,
 )
+from carimg.years import MAX_YEAR, MIN_YEAR
 
 Confidence = Literal["high", "medium", "low"]
 
-YEAR_MIN: Final = 1990
-YEAR_MAX: Final = 2027
 MAX_CANDIDATES: Final = 5
 _SEARCH_LIMIT: Final = 25
 _MAX_PHRASE: Final = 4
@@ -434,12 +433,12 @@ def _phrase(keys: Sequence[str], start: int, table: dict[str, str]) -> tuple[int
 def _year_of(key: str) -> int | None:
     if len(key) == 4 and key.isdigit():
         year = int(key)
-        return year if YEAR_MIN <= year <= YEAR_MAX else None
+        return year if MIN_YEAR <= year <= MAX_YEAR else None
     match = _SHORT_YEAR.fullmatch(key) or _MY_YEAR.fullmatch(key)
     if match:
         digits = next(group for group in match.groups() if group)
         year = int(digits) if len(digits) == 4 else int(digits) + (1900 if digits >= "90" else 2000)
-        return year if YEAR_MIN <= year <= YEAR_MAX else None
+        return year if MIN_YEAR <= year <= MAX_YEAR else None
     return None
 
 
@@ -452,7 +451,7 @@ def _year_pair(word: str) -> int | None:
     following = first + 1
     if second not in (str(following), f"{following % 100:02d}"):
         return None
-    return first if YEAR_MIN <= first <= YEAR_MAX else None
+    return first if MIN_YEAR <= first <= MAX_YEAR else None
 
 
 def _below_hundred(parts: Sequence[str], at: int) -> tuple[int, int] | None:
@@ -503,7 +502,7 @@ def _year_from_parts(parts: Sequence[str]) -> tuple[int, int] | None:
 def _year_in_words(words: Sequence[str], start: int) -> tuple[int, int] | None:
     """A year written in words from `words[start]` (hyphens split words): (end, year).
 
-    The year must take whole words and lie within YEAR_MIN–YEAR_MAX.
+    The year must take whole words and lie within MIN_YEAR–MAX_YEAR.
     """
     if _NUMBER_PARTS.split(words[start].strip(".,'’"))[0] not in ("two", "nineteen", "twenty"):
         return None
@@ -514,7 +513,7 @@ def _year_in_words(words: Sequence[str], start: int) -> tuple[int, int] | None:
         parts.extend(piece for piece in pieces if piece)
         ends.append(len(parts))
     found = _year_from_parts(parts)
-    if found is None or not YEAR_MIN <= found[0] <= YEAR_MAX or found[1] not in ends:
+    if found is None or not MIN_YEAR <= found[0] <= MAX_YEAR or found[1] not in ends:
         return None
     return start + ends.index(found[1]) + 1, found[0]
 

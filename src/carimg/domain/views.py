@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from carimg.formats import MEDIA_TYPES
 from carimg.render import PRESET_COLORS, VIEW_YAWS
 
 
@@ -66,9 +67,9 @@ class FormatInfo:
 
 
 FORMATS: Final[tuple[FormatInfo, ...]] = (
-    FormatInfo("png", "image/png", True),
-    FormatInfo("webp", "image/webp", True),
-    FormatInfo("jpg", "image/jpeg", False),
+    FormatInfo("png", MEDIA_TYPES["png"], True),
+    FormatInfo("webp", MEDIA_TYPES["webp"], True),
+    FormatInfo("jpg", MEDIA_TYPES["jpg"], False),
 )
 FORMAT_ALIASES: Final[dict[str, str]] = {"jpeg": "jpg"}
 DEFAULT_FORMAT: Final = "png"

@@ -24,7 +24,7 @@ from carimg.domain.imagerequest import parse_image_request
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
 from carimg.domain.options import build_options
 from carimg.domain.resolver import Unresolved, resolve
-from carimg.domain.views import FORMATS
+from carimg.formats import MEDIA_TYPES
 from carimg.mcp.describe import describe_endpoint
 from carimg.mcp.tools import (
     DeliveryUrl,
@@ -98,7 +98,7 @@ class DomainBackend:
         assert loaded.data is not None and loaded.width and loaded.height
         return ImageResult(
             data=loaded.data,
-            media_type=next(f.mime for f in FORMATS if f.id == loaded.spec.format),
+            media_type=MEDIA_TYPES[loaded.spec.format],
             url=url.url,
             expires_at=_iso(url.expires_at),
             width=loaded.width,

@@ -20,9 +20,11 @@ from mcp.server.mcpserver.exceptions import ToolError
 from mcp.types import CallToolResult, ImageContent, TextContent, ToolAnnotations
 from pydantic import BaseModel, ConfigDict, Field
 
+from carimg.years import MAX_YEAR, MIN_YEAR
+
 SERVER_NAME = "carimg"
-INSTRUCTIONS = """carimg renders studio images of vehicles from an open catalog (makes, models, \
-model years 1990 onward).
+INSTRUCTIONS = f"""carimg renders studio images of vehicles from an open catalog (makes, models, \
+model years {MIN_YEAR} onward).
 - Free: search_vehicles, resolve_vehicle, list_image_options, get_account, rate_image, describe_api.
 - Paid: get_car_image (1 credit: the image plus a signed URL to it) and create_car_image_urls \
 (1 credit per URL, charged when created; loading the URLs is free until they expire).
@@ -51,7 +53,11 @@ Model = Annotated[
 ]
 Year = Annotated[
     int | None,
-    Field(ge=1990, le=2027, description="Model year (1990 onward). Required unless 'vehicle'."),
+    Field(
+        ge=MIN_YEAR,
+        le=MAX_YEAR,
+        description=f"Model year ({MIN_YEAR} onward). Required unless 'vehicle'.",
+    ),
 ]
 VehicleId = Annotated[
     str | None,
@@ -408,7 +414,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
                 description="Free text such as 'ford f150' or 'model 3'; omit to browse.",
             ),
         ] = None,
-        year: Annotated[int | None, Field(ge=1990, description="Model year.")] = None,
+        year: Annotated[int | None, Field(ge=MIN_YEAR, description="Model year.")] = None,
         make: Annotated[
             str | None,
             Field(description="A make slug or name: lists its models (with year: that year's)."),
@@ -436,7 +442,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
             ),
         ],
         year: Annotated[
-            int | None, Field(ge=1990, description="Overrides a year in the text.")
+            int | None, Field(ge=MIN_YEAR, description="Overrides a year in the text.")
         ] = None,
         make: Annotated[
             str | None, Field(max_length=60, description="Constrain to a make.")

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image
 
+from carimg.formats import MEDIA_TYPES
 from carimg.render._jit import njit
 from carimg.render._reflection import floor_reflection
 
@@ -23,7 +24,6 @@ Fit = Literal["contain", "cover", "inside"]
 Format = Literal["png", "webp", "jpg"]
 
 SIZE_PRESETS: Final[dict[str, int]] = {"thumb": 256, "small": 512, "medium": 768, "large": 1024}
-MEDIA_TYPES: Final[dict[str, str]] = {"png": "image/png", "webp": "image/webp", "jpg": "image/jpeg"}
 MAX_BOX: Final = 4096
 TRIM_ALPHA: Final = 8  # alpha at or below this (about 3 %) counts as empty when trimming
 

@@ -18,6 +18,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
+from carimg.formats import MEDIA_TYPES
+
 T = TypeVar("T")
 
 
@@ -169,7 +171,7 @@ class LocalBlobStore:
             raise
 
 
-_CONTENT_TYPES = {".png": "image/png", ".webp": "image/webp", ".jpg": "image/jpeg"}
+_CONTENT_TYPES = {f".{fmt}": media for fmt, media in MEDIA_TYPES.items()}
 _MISSING = {"404", "NoSuchKey", "NotFound"}
 
 

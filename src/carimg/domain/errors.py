@@ -1,15 +1,22 @@
 """Domain exceptions. Each names its HTTP meaning once; the API layer turns them into problems.
 
+The whole tree (`tests/unit/domain/test_error_tree.py` holds it to the code); those defined
+beside the rule that raises them name their module.
+
 DomainError
 ├── InvalidRequest            400  bad, unknown or repeated parameters, malformed bodies
 │   └── InvalidParameter      400  one named parameter (`parameter`, `allowed`)
+├── DeviceFlowError           400  an OAuth token error of the device flow (domain/device.py)
+│   └── DeviceSlowDown        429  slow_down: a code or an address polls too often
 ├── Unauthenticated           401  key missing, or invalid (malformed, unknown, revoked)
 ├── InsufficientCredits       402  balance below the price
 ├── PlanLimitReached          402  plan's distinct-vehicle cap (variant B)
 ├── Forbidden                 403  missing scope, suspended account, origin not allowed
 ├── NotFound                  404  vehicle, make, model or record does not exist
 ├── Conflict                  409  e.g. the active-key limit
+├── Exhausted                 410  a capped delivery URL reached its max_uses
 ├── PayloadTooLarge           413  body over the endpoint's limit
+├── KeyReused                 422  a reused Idempotency-Key, another body (domain/idempotency.py)
 ├── RateLimited               429  rate window or cold-render share spent
 ├── RenderFailed              502  render failed (the credit was refunded)
 └── Unavailable               503  dependency down or overloaded

@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import os
 import time
-from bisect import bisect_left
 
 from prometheus_client import REGISTRY, CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.exposition import choose_encoder
@@ -77,10 +76,10 @@ class TurnTally:
     that interval has passed.
 
     Under load one turn serves dozens of requests, and every prometheus_client update takes a
-    lock (in multiprocess mode it also writes a shared file): a cached image's four updates
-    were a tenth of its time. Under granian each request is an event-loop turn of its own, so
-    ending each turn with a flush was a flush per request; the interval gathers the requests of
-    a millisecond instead. An idle process still flushes when the turn ends. So nothing waits
+    lock (in multiprocess mode it also writes a shared file), a large part of a cached image's
+    own work. Under granian each request is an event-loop turn of its own, so ending each turn
+    with a flush would be a flush per request; the interval gathers the requests of a
+    millisecond instead. An idle process still flushes when the turn ends. So nothing waits
     longer than a millisecond: a scrape (which flushes first) and the other processes see every
     request already answered, or answered within it. Outside an event loop an update is
     applied at once.
@@ -137,23 +136,9 @@ class TurnTally:
         for counter, amount in counts.items():
             counter.inc(amount)
         for histogram, values in observed.items():
-            _observe_all(histogram, values)
-
-
-def _observe_all(histogram: Histogram, values: list[float]) -> None:
-    """`histogram.observe(v)` for each value, one update per bucket instead of one per value.
-
-    prometheus_client has no public bulk observation: this writes the child's sum and bucket
-    values as `observe` does (a bucket counts the values <= its bound;
-    tests/unit/test_metrics_tally.py compares the two)."""
-    bounds = histogram._upper_bounds
-    per_bucket = [0] * len(bounds)
-    for value in values:
-        per_bucket[bisect_left(bounds, value)] += 1
-    histogram._sum.inc(sum(values))
-    for bucket, count in zip(histogram._buckets, per_bucket, strict=True):
-        if count:
-            bucket.inc(count)
+            # one by one: prometheus_client has no public way to add several observations
+            for value in values:
+                histogram.observe(value)
 
 
 tally = TurnTally()

@@ -16,10 +16,3 @@ def test_an_image_body_sends_the_headers_and_bytes_a_starlette_response_would() 
     assert ours.body == theirs.body
     assert ours.raw_headers == theirs.raw_headers
     assert ours.headers["content-length"] == "12"
-
-
-def test_header_lines_are_the_headers_as_http1_writes_them() -> None:
-    body = ImageBody(b"RIFF....WEBP", "image/webp", {"ETag": '"abc"'})
-    assert body.header_lines == (
-        b'etag: "abc"\r\ncontent-length: 12\r\ncontent-type: image/webp\r\n'
-    )

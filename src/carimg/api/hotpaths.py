@@ -106,7 +106,7 @@ class _IndexedHeaders(Headers):
 
     def __init__(self, scope: Scope) -> None:
         super().__init__(scope=scope)
-        self._first: dict[bytes, bytes] = dict(reversed(self._list))
+        self._first: dict[bytes, bytes] = dict(reversed(scope["headers"]))
 
     def __getitem__(self, key: str) -> str:
         return self._first[key.lower().encode("latin-1")].decode("latin-1")
@@ -122,7 +122,11 @@ class _IndexedHeaders(Headers):
 class _HotRequest(Request):
     def __init__(self, scope: Scope, receive: Receive) -> None:
         super().__init__(scope, receive)
-        self._headers = _IndexedHeaders(scope)  # what `headers` returns
+        self._indexed = _IndexedHeaders(scope)
+
+    @property
+    def headers(self) -> Headers:
+        return self._indexed
 
 
 Answer = Coroutine[Any, Any, Response]
@@ -141,9 +145,8 @@ class HotPaths:
 
     `delivered_now` and `answer` are the hot routes' whole work: a delivery load answered from
     memory at once (most of a deployment's requests, sent from the kept response with no copy),
-    else a coroutine giving the response (None: the framework's request). A server may write
-    that response itself: uvicorn does (cli/_uvicorn_http), skipping its ASGI cycle. Either way
-    `observe_delivered` or `observe` ends the request."""
+    else a coroutine giving the response (None: the framework's request). `observe_delivered`
+    or `observe` ends the request."""
 
     def __init__(self, fastapi: FastAPI, app: ASGIApp) -> None:
         self.fastapi = fastapi
@@ -163,8 +166,8 @@ class HotPaths:
 
     @property
     def services(self) -> Services:
-        """The app's services, held here: Starlette's `State` lookup (a failed attribute lookup
-        first) was a twentieth of a kept delivery answer."""
+        """The app's services, held here: Starlette's `State` lookup tries a failed attribute
+        lookup first, on every kept delivery answer."""
         services = self._services
         return self.fastapi.state.services if services is None else services
 

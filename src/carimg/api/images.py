@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import cached_property
+from collections.abc import Mapping
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -11,7 +11,7 @@ from starlette.types import Receive, Scope, Send
 
 from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, authenticated
-from carimg.api.headers import header_lines, request_id_of
+from carimg.api.headers import request_id_of
 from carimg.api.image_urls import single_url_response
 from carimg.api.problems import problem_responses
 from carimg.api.query import IGNORED_HEADER, StrictQuery
@@ -19,8 +19,8 @@ from carimg.domain.errors import InvalidParameter
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import NotModified
 from carimg.domain.keys import IMAGES_READ
+from carimg.domain.records import Principal
 from carimg.services import Services
-from carimg.store.records import Principal
 from carimg.years import MAX_YEAR, MIN_YEAR
 
 router = APIRouter(tags=["images"])
@@ -66,22 +66,23 @@ def wants_json(request: Request, response: str | None) -> bool:
 
 
 class ImageBody(Response):
-    """An image with its headers, encoded in one pass: Starlette's constructor takes twice as
-    long (it scans the headers for Content-Type and Content-Length, then encodes them again),
-    a twentieth of a cached delivery load. Header names are encoded once per process."""
+    """An image with its headers, encoded in one pass: Starlette's `init_headers` scans the
+    headers for Content-Type and Content-Length, which an image's never carry, and encodes
+    every name again; here header names are encoded once per process."""
+
+    media_type: str  # always given
 
     def __init__(self, data: bytes, media_type: str, headers: dict[str, str]) -> None:
-        self.status_code = 200
-        self.body = data
-        self.background = None
-        self.media_type = media_type
+        super().__init__(data, headers=headers, media_type=media_type)
+
+    def init_headers(self, headers: Mapping[str, str] | None = None) -> None:
         names = _ENCODED_NAMES
         raw = [
             (names.get(name) or _encode_name(name), value.encode("latin-1"))
-            for name, value in headers.items()
+            for name, value in (headers or {}).items()
         ]
-        raw.append((b"content-length", str(len(data)).encode("latin-1")))
-        raw.append((b"content-type", media_type.encode("latin-1")))
+        raw.append((b"content-length", str(len(self.body)).encode("latin-1")))
+        raw.append((b"content-type", self.media_type.encode("latin-1")))
         self.raw_headers = raw
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -92,13 +93,6 @@ class ImageBody(Response):
         await send({"type": "http.response.body", "body": self.body})
         if self.background is not None:  # a route's BackgroundTasks, as Response runs them
             await self.background()
-
-    @cached_property
-    def header_lines(self) -> bytes:
-        """Its headers as HTTP/1.1 writes them (`name: value` lines), made once: a server that
-        writes a kept response itself (cli/_uvicorn_http) sends them on every load. Only for a
-        response whose headers no longer change."""
-        return header_lines(self.raw_headers)
 
 
 _ENCODED_NAMES: dict[str, bytes] = {}  # header name -> as sent (lowercase latin-1)

@@ -23,6 +23,7 @@ from carimg.domain.idempotency import Idempotency
 from carimg.domain.images import ImageService, Renderer
 from carimg.domain.ledger import Ledger
 from carimg.domain.oauth import OAuthServer
+from carimg.domain.outages import AnsweringCounters
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing, pricing_for
 from carimg.domain.ratelimit import RateWindows
@@ -33,7 +34,7 @@ from carimg.render import RenderPool
 from carimg.store.accounts import AccountStore
 from carimg.store.blobs import BlobStore, LocalBlobStore, S3BlobStore
 from carimg.store.checkouts import CheckoutStore
-from carimg.store.counters import Counters, MemoryCounters, RedisCounters
+from carimg.store.counters import MemoryCounters, RedisCounters
 from carimg.store.credentials import CredentialStore
 from carimg.store.db import Database, migrate
 from carimg.store.delivery_urls import DeliveryUrlStore
@@ -54,7 +55,7 @@ class Services:
     catalog: Catalog
     clock: Clock
     db: Database
-    counters: Counters
+    counters: AnsweringCounters
     accounts: Accounts
     ledger: Ledger
     rate: RateWindows
@@ -146,7 +147,7 @@ async def build_services(
     settings.data_dir.mkdir(parents=True, exist_ok=True)
     db = Database.open(settings.resolved_database_url)
     await migrate(db.write)
-    counters: Counters = (
+    counters = AnsweringCounters(
         RedisCounters(settings.redis_url) if settings.redis_url else MemoryCounters()
     )
     ledger_store = LedgerStore(db)

@@ -15,7 +15,7 @@ from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
 from carimg.domain.account import pricing_json
 from carimg.domain.keys import ACCOUNT_READ
-from carimg.store.records import Principal
+from carimg.domain.records import Principal
 
 router = APIRouter(tags=["account"])
 

@@ -10,8 +10,8 @@ from fastapi.security import APIKeyHeader, HTTPBearer
 
 from carimg.domain.accounts import require_scope
 from carimg.domain.oauth import is_access_token
+from carimg.domain.records import Principal
 from carimg.services import Services
-from carimg.store.records import Principal
 
 # Declared for the OpenAPI document; the credential itself is read by `credential_of`.
 bearer_scheme = HTTPBearer(

@@ -20,8 +20,8 @@ from carimg.api.query import StrictQuery
 from carimg.domain.errors import Forbidden, NotFound, RateLimited
 from carimg.domain.keys import BILLING_WRITE
 from carimg.domain.pricing import Pricing
+from carimg.domain.records import Principal
 from carimg.domain.signing import unsign_value
-from carimg.store.records import Principal
 
 router = APIRouter(tags=["billing"])
 CHECKOUT_PATH = "/api/v1/billing/checkout"

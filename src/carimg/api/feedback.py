@@ -18,8 +18,8 @@ from carimg.api.query import StrictQuery
 from carimg.domain.feedback import FeedbackReport
 from carimg.domain.imagerequest import MAX_NAME_LENGTH
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
+from carimg.domain.records import Principal
 from carimg.domain.views import COLORS, FINISHES, VIEW_BY_NAME
-from carimg.store.records import Principal
 from carimg.years import MAX_YEAR, MIN_YEAR
 
 router = APIRouter(tags=["feedback"])

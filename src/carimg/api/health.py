@@ -105,7 +105,7 @@ async def _render_cache(services: Services) -> None:
 
 
 async def _redis(services: Services) -> None:
-    await services.counters.get("health")
+    await services.counters.backend.get("health")
 
 
 async def _queue(queue: QueueRenders) -> dict[str, Any]:

@@ -21,8 +21,8 @@ from carimg.domain.errors import DomainError, InvalidParameter, InvalidRequest
 from carimg.domain.idempotency import KEY_PATTERN, RecordedResponse, Recorder, check_key
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.keys import IMAGES_READ
+from carimg.domain.records import Principal
 from carimg.services import Services
-from carimg.store.records import Principal
 from carimg.years import MAX_YEAR, MIN_YEAR
 
 BODY_LIMIT = 64 * 1024

@@ -18,7 +18,6 @@ from carimg.api.jsonresponse import json_bytes, problem_document
 from carimg.config import Settings
 from carimg.domain.errors import DomainError
 from carimg.domain.pricing import pricing_for
-from carimg.store.counters import CountersUnavailable
 
 PROBLEM_MEDIA_TYPE = "application/problem+json"
 logger = logging.getLogger("carimg.api")
@@ -152,23 +151,11 @@ async def _unexpected_error(request: Request, exc: Exception) -> Response:
     )
 
 
-async def _counters_unavailable(request: Request, exc: Exception) -> Response:
-    logger.warning("shared counters unavailable: %s", exc)
-    return problem_response(
-        request,
-        503,
-        "Rate windows and render budgets cannot be counted right now; nothing was charged. Retry.",
-        headers={"Retry-After": "5"},
-        retryable=True,
-    )
-
-
 _HANDLERS: tuple[tuple[type[Exception], Callable[[Request, Exception], Awaitable[Response]]], ...]
 _HANDLERS = (
     (DomainError, _domain_error),
     (StarletteHTTPException, _http_error),
     (RequestValidationError, _validation_error),
-    (CountersUnavailable, _counters_unavailable),  # Redis is down
 )
 
 

@@ -19,8 +19,8 @@ from carimg.api.vehicles import hit_json, make_json
 from carimg.domain.errors import InvalidParameter, NotFound
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
 from carimg.domain.limits import JSON_INT_MAX
+from carimg.domain.records import Principal
 from carimg.domain.resolver import Resolution, Unresolved, resolve
-from carimg.store.records import Principal
 from carimg.years import MIN_YEAR
 
 router = APIRouter(tags=["images"])

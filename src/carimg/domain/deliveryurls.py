@@ -39,7 +39,7 @@ from carimg.domain.ready import ReadyAnswers, share_of_cache
 from carimg.domain.renderbudget import RenderBudget
 from carimg.store.accounts import AccountStore
 from carimg.store.delivery_urls import DeliveryUrlRow, DeliveryUrlStore, NewDeliveryUrl
-from carimg.store.ledger import InsufficientBalance, LedgerStore
+from carimg.store.ledger import InsufficientBalance, LedgerStore, PaidFor
 from carimg.store.records import Principal
 
 DELIVERY_PATH = "/api/v1/delivery/"
@@ -267,7 +267,7 @@ class DeliveryUrls:
                 reference,
                 note=f"{price} delivery URL{'s' if price != 1 else ''}",
                 now=now,
-                also=insert,
+                also=PaidFor(insert),
             )
         except InsufficientBalance as low:
             raise InsufficientCredits(balance=low.balance, required=price) from low

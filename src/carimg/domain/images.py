@@ -11,9 +11,8 @@ import hashlib
 import io
 import logging
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from datetime import datetime
 from typing import Literal, Protocol
 
 import numpy as np
@@ -29,16 +28,15 @@ from carimg.domain.etags import etag_matches
 from carimg.domain.ids import ordered_hex
 from carimg.domain.imagerequest import ImageSpec
 from carimg.domain.ledger import Ledger
+from carimg.domain.outages import answering
 from carimg.domain.plancaps import PlanCaps
 from carimg.domain.pricing import Pricing
 from carimg.domain.renderbudget import RenderBudget
 from carimg.formats import MEDIA_TYPES
 from carimg.render import Appearance, derive
-from carimg.store.blobs import BlobStoreError
-from carimg.store.inline import InlineSqlite
+from carimg.store.ledger import PaidFor
 from carimg.store.records import Account, Principal
 from carimg.store.render_cache import RenderCache
-from carimg.store.usage import UsageStore
 
 logger = logging.getLogger("carimg.images")
 
@@ -177,11 +175,11 @@ class Renderer:
         return size
 
     async def cached(self, spec: ImageSpec) -> bytes | None:
-        with _store_errors():
+        with answering():
             return await self.cache.get_derived(spec.variant_key(self.version))
 
     async def has_source(self, spec: ImageSpec) -> bool:
-        with _store_errors():
+        with answering():
             return await self.cache.has_source(spec.source_key(self.version))
 
     async def is_cold(self, spec: ImageSpec) -> bool:
@@ -195,7 +193,7 @@ class Renderer:
     async def source(self, spec: ImageSpec) -> bytes:
         """The source PNG: from the cache, or rendered once however many requests wait for it."""
         key = spec.source_key(self.version)
-        with _store_errors():
+        with answering():
             cached = await self.cache.get_source(key)
         if cached is not None:
             return cached
@@ -207,7 +205,7 @@ class Renderer:
         started = time.perf_counter()
         try:
             request = SourceRequest(key, spec.vehicle, spec.view, spec.paint, spec.variation)
-            with _store_errors():
+            with answering():
                 png = await self.backend.render(request)
             metrics.RENDERS_OK.inc()
             metrics.RENDER_SECONDS.observe(time.perf_counter() - started)
@@ -238,22 +236,9 @@ class Renderer:
         """The encoded image asked for, derived from the source and cached."""
         source = await self.source(spec)
         image = await asyncio.to_thread(_derive, source, spec)
-        with _store_errors():
+        with answering():
             await self.cache.put_derived(spec.variant_key(self.version), image[0])
         return image
-
-
-@contextmanager
-def _store_errors() -> Iterator[None]:
-    """An object store that does not answer is a 503 (whatever was charged is refunded)."""
-    try:
-        yield
-    except BlobStoreError as error:
-        logger.warning("render cache unavailable: %s", error)
-        raise Unavailable(
-            "The image store is not answering; nothing was charged for this attempt. Retry.",
-            headers={"Retry-After": "5"},
-        ) from error
 
 
 def _derive(source_png: bytes, spec: ImageSpec) -> tuple[bytes, int, int]:
@@ -269,6 +254,27 @@ def image_size(data: bytes) -> tuple[int, int]:
         return opened.size
 
 
+class DeliveryRecords(Protocol):
+    """What delivering an image records (`carimg.store.usage.UsageStore`)."""
+
+    def delivery_record(
+        self,
+        request_id: str,
+        account_id: str,
+        vehicle_id: str,
+        view: str,
+        paint: str,
+        now: datetime,
+    ) -> PaidFor:
+        """The record of one delivery, written with the debit that pays for it."""
+
+    async def forget_delivery(self, request_id: str, account_id: str) -> None: ...
+
+    async def forget_vehicles(
+        self, account_id: str, month: str, vehicle_ids: list[str]
+    ) -> None: ...
+
+
 class ImageService:
     """Charges and delivers images."""
 
@@ -277,7 +283,7 @@ class ImageService:
         renderer: Renderer,
         ledger: Ledger,
         budget: RenderBudget,
-        usage: UsageStore,
+        usage: DeliveryRecords,
         pricing: Pricing,
         caps: PlanCaps,
         clock: Clock,
@@ -346,22 +352,20 @@ class ImageService:
         reference = f"debit:image:{ordered_hex(10)}"  # appended to the unique index
         now = self._clock.now()
 
-        delivery = (request_id, account.id, spec.vehicle.id, spec.view, spec.paint, now)
+        paid_for = self._usage.delivery_record(
+            request_id, account.id, spec.vehicle.id, spec.view, spec.paint, now
+        )
+        if self._caps.plan_of(account) is not None:  # a capped plan counts the vehicle too
 
-        async def record(conn: AsyncConnection, _balance: int) -> None:
-            counted.extend(await self._caps.admit(conn, account, [spec.vehicle.id]))
-            await self._usage.record_delivery(conn, *delivery)
+            async def count(conn: AsyncConnection, _balance: int) -> None:
+                counted.extend(await self._caps.admit(conn, account, [spec.vehicle.id]))
 
-        def record_inline(inline: InlineSqlite, _balance: int) -> None:
-            self._usage.record_delivery_inline(inline, *delivery)
-
+            paid_for = paid_for.after(count)
         balance = await self._ledger.charge(
             account.id,
             self._pricing.credits_per_image,
             reference,
             note=f"{spec.vehicle.id} {spec.view} {request_id}",
-            also=record,
-            # a capped plan counts vehicles on the regular path (a count, not a plain insert)
-            also_inline=None if self._caps.plan_of(account) else record_inline,
+            also=paid_for,
         )
         return balance, reference

@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from datetime import datetime
-
-from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.domain.clock import Clock
 from carimg.domain.errors import InsufficientCredits, InvalidParameter
-from carimg.store.ledger import InlineAlso, InsufficientBalance, LedgerStore
+from carimg.store.ledger import InsufficientBalance, LedgerStore, PaidFor
 from carimg.store.records import LedgerEntry
 
 
@@ -26,13 +23,12 @@ class Ledger:
         credits: int,
         reference: str,
         note: str = "",
-        also: Callable[[AsyncConnection, int], Awaitable[None]] | None = None,
-        also_inline: InlineAlso | None = None,
+        also: PaidFor | None = None,
     ) -> int:
         """Debit `credits` once per reference; returns the balance. 402 when it is too low.
 
-        `also` records what the debit pays for, in the same transaction; `also_inline` is the
-        same record on SQLite's inline connection (see `LedgerStore.apply`).
+        `also` records what the debit pays for, in the same transaction (the store chooses the
+        connection that writes it, see `LedgerStore.apply`).
         """
         try:
             _, balance = await self._store.apply(
@@ -43,7 +39,6 @@ class Ledger:
                 note=note,
                 now=self._clock.now(),
                 also=also,
-                also_inline=also_inline,
             )
         except InsufficientBalance as low:
             raise InsufficientCredits(balance=low.balance, required=credits) from low

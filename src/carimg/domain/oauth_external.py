@@ -26,10 +26,11 @@ from joserfc.jwt import JWTClaimsRegistry, Token
 
 from carimg.config import Settings
 from carimg.domain.clock import Clock
-from carimg.domain.errors import Forbidden, Unauthenticated, Unavailable
+from carimg.domain.errors import Forbidden, Unauthenticated
 from carimg.domain.keys import ACCOUNT_READ, BILLING_WRITE, IMAGES_READ
+from carimg.domain.outages import answering
 from carimg.store.accounts import AccountStore
-from carimg.store.jwks import ProviderKeys, ProviderUnavailable
+from carimg.store.jwks import ProviderKeys
 from carimg.store.oauth import OAuthClient, OAuthStore
 from carimg.store.records import Account, Principal
 
@@ -129,14 +130,8 @@ class ExternalTokens:
             return jwt.decode(token, await self._key_set(missing_kid=True), algorithms=ALGORITHMS)
 
     async def _key_set(self, *, missing_kid: bool = False) -> KeySet:
-        try:
+        with answering():
             return await self._keys.key_set(missing_kid=missing_kid)
-        except ProviderUnavailable as error:
-            raise Unavailable(
-                f"The identity provider's signing keys cannot be read ({error}); nothing was "
-                "charged. Retry shortly.",
-                headers={"Retry-After": "10"},
-            ) from None
 
     async def _account(self, claims: dict[str, Any]) -> Account:
         address = claims.get(self._claim)

@@ -23,6 +23,7 @@ from carimg.domain.feedback import FeedbackReport
 from carimg.domain.imagerequest import parse_image_request
 from carimg.domain.keys import ACCOUNT_READ, IMAGES_READ
 from carimg.domain.options import build_options
+from carimg.domain.records import Principal
 from carimg.domain.resolver import Unresolved, resolve
 from carimg.formats import MEDIA_TYPES
 from carimg.mcp.describe import describe_endpoint
@@ -38,7 +39,6 @@ from carimg.mcp.tools import (
     problem_text,
 )
 from carimg.services import Services
-from carimg.store.records import Principal
 
 current_principal: ContextVar[Principal] = ContextVar("carimg_mcp_principal")
 

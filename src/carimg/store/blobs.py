@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import Any, Protocol, TypeVar
 
 from carimg.formats import MEDIA_TYPES
+from carimg.store.outage import DependencyUnavailable
 
 T = TypeVar("T")
 
 
-class BlobStoreError(RuntimeError):
+class BlobStoreError(DependencyUnavailable):
     """The store could not be reached or refused the operation (not: the key is missing)."""
 
 

@@ -11,8 +11,10 @@ from typing import Protocol
 from redis.asyncio import BlockingConnectionPool, Redis
 from redis.exceptions import RedisError
 
+from carimg.store.outage import DependencyUnavailable
 
-class CountersUnavailable(RuntimeError):
+
+class CountersUnavailable(DependencyUnavailable):
     """The shared counters (Redis) do not answer: nothing can be counted, so nothing is served."""
 
 

@@ -16,13 +16,15 @@ import httpx
 from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
+from carimg.store.outage import DependencyUnavailable
+
 logger = logging.getLogger(__name__)
 FETCH_TIMEOUT_SECONDS = 5.0
 MAX_AGE_SECONDS = 3600.0
 REFETCH_AFTER_SECONDS = 10.0
 
 
-class ProviderUnavailable(Exception):
+class ProviderUnavailable(DependencyUnavailable):
     """The provider's metadata or keys could not be fetched or used."""
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlite3
 from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
@@ -80,7 +81,31 @@ _INSERT_ENTRY = Statement(
     ["account_id", "kind", "amount", "balance_after", "reference", "note", "created_at"],
 )
 
-InlineAlso = Callable[[InlineSqlite, int], None]
+PooledWrite = Callable[[AsyncConnection, int], Awaitable[None]]
+InlineWrite = Callable[[InlineSqlite, int], None]
+
+
+@dataclass(frozen=True, slots=True)
+class PaidFor:
+    """What a ledger entry pays for, written in the entry's own transaction (all or nothing).
+
+    `pooled(conn, balance)` writes it on a pooled connection; `inline(inline, balance)`, when the
+    same rows can be written so, on SQLite's inline connection. `LedgerStore.apply` chooses the
+    one that runs: the caller never picks a connection.
+    """
+
+    pooled: PooledWrite
+    inline: InlineWrite | None = None
+
+    def after(self, first: PooledWrite) -> PaidFor:
+        """`first`, then this, on a pooled connection (`first` has no inline twin)."""
+        then = self.pooled
+
+        async def both(conn: AsyncConnection, balance: int) -> None:
+            await first(conn, balance)
+            await then(conn, balance)
+
+        return PaidFor(both)
 
 
 class LedgerStore:
@@ -98,22 +123,21 @@ class LedgerStore:
         *,
         note: str = "",
         now: datetime,
-        also: Callable[[AsyncConnection, int], Awaitable[None]] | None = None,
-        also_inline: InlineAlso | None = None,
+        also: PaidFor | None = None,
     ) -> tuple[bool, int]:
         """Add `amount` (negative for a debit) to the balance and record the entry.
 
         Returns (applied, balance). A reference that was already applied changes nothing and
         returns (False, current balance). Raises InsufficientBalance when the balance would go
         below zero. The conditional UPDATE takes the row lock, so concurrent debits serialise.
-        `also(conn, balance)` writes what the entry pays for in the same transaction (all or
-        nothing).
+        `also` writes what the entry pays for in the same transaction (all or nothing).
 
-        On SQLite, when `also` has an inline twin (`also_inline`) or there is none, the whole
-        transaction runs inline (no thread, no yield) as soon as the write lock is free;
-        otherwise it queues for the pooled write connection.
+        On SQLite, when `also` can be written inline (or there is none), the whole transaction
+        runs inline (no thread, no yield) as soon as the write lock is free; otherwise it
+        queues for the pooled write connection.
         """
         inline = self._db.inline
+        also_inline = None if also is None else also.inline
         if inline is not None and (also is None or also_inline is not None):
             try:
                 balance = await inline.write(
@@ -142,7 +166,7 @@ class LedgerStore:
                     conn, account_id, kind, amount, int(balance), reference, note, now
                 )
                 if also is not None:
-                    await also(conn, int(balance))
+                    await also.pooled(conn, int(balance))
         except IntegrityError:
             # The reference exists: the whole transaction, balance change included, rolled back.
             return False, await self.balance(account_id)
@@ -158,7 +182,7 @@ class LedgerStore:
         reference: str,
         note: str,
         now: datetime,
-        also_inline: InlineAlso | None,
+        also_inline: InlineWrite | None,
     ) -> int:
         """The entry's statements (in `InlineSqlite.write`'s savepoint); the new balance."""
         changed = inline.first(_CHANGE_BALANCE, account_id=account_id, amount=amount)

@@ -11,6 +11,7 @@ from sqlalchemy.ext.asyncio import AsyncConnection
 
 from carimg.store.db import Database
 from carimg.store.inline import InlineSqlite, Statement
+from carimg.store.ledger import PaidFor
 from carimg.store.tables import deliveries, monthly_vehicles
 
 
@@ -102,11 +103,10 @@ class UsageStore:
             return int(await conn.scalar(query) or 0)
 
     @staticmethod
-    async def record_delivery(
-        conn: AsyncConnection, request_id: str, account_id: str, vehicle_id: str, view: str,
-        paint: str, now: datetime,
-    ) -> None:  # fmt: skip
-        """Remember which image a request delivered, on the connection of the debit paying for it.
+    def delivery_record(
+        request_id: str, account_id: str, vehicle_id: str, view: str, paint: str, now: datetime
+    ) -> PaidFor:
+        """Which image a request delivered, to record with the debit paying for it.
 
         Request ids come from clients and may repeat: the first delivery of an id wins.
         """
@@ -114,19 +114,16 @@ class UsageStore:
             "request_id": request_id, "account_id": account_id, "vehicle_id": vehicle_id,
             "view": view, "paint": paint, "created_at": now,
         }  # fmt: skip
-        dialect_insert = postgresql_insert if conn.dialect.name == "postgresql" else sqlite_insert
-        await conn.execute(dialect_insert(deliveries).values(**values).on_conflict_do_nothing())
 
-    @staticmethod
-    def record_delivery_inline(
-        inline: InlineSqlite, request_id: str, account_id: str, vehicle_id: str, view: str,
-        paint: str, now: datetime,
-    ) -> None:  # fmt: skip
-        """`record_delivery` on the inline SQLite connection of the debit paying for it."""
-        inline.execute(
-            _RECORD_DELIVERY, request_id=request_id, account_id=account_id,
-            vehicle_id=vehicle_id, view=view, paint=paint, created_at=now,
-        )  # fmt: skip
+        async def pooled(conn: AsyncConnection, _balance: int) -> None:
+            postgresql = conn.dialect.name == "postgresql"
+            dialect_insert = postgresql_insert if postgresql else sqlite_insert
+            await conn.execute(dialect_insert(deliveries).values(**values).on_conflict_do_nothing())
+
+        def inline(connection: InlineSqlite, _balance: int) -> None:
+            connection.execute(_RECORD_DELIVERY, **values)
+
+        return PaidFor(pooled, inline)
 
     async def forget_delivery(self, request_id: str, account_id: str) -> None:
         """A refunded request delivered nothing: drop its record."""

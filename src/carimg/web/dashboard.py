@@ -13,8 +13,8 @@ from starlette.responses import Response
 from carimg.api.auth import ServicesDep
 from carimg.domain import keys as key_rules
 from carimg.domain.errors import DomainError, InvalidParameter
+from carimg.domain.records import Account
 from carimg.domain.web_accounts import Overview
-from carimg.store.records import Account
 from carimg.web.csrf import CsrfProtected
 from carimg.web.pages import redirect, render_page
 from carimg.web.sessions import SignedIn

@@ -16,10 +16,10 @@ from fastapi import Depends, Request
 from starlette.responses import Response
 
 from carimg.domain.embed import SESSION_COOKIE
+from carimg.domain.records import Account
 from carimg.domain.signing import sign_value, unsign_value
 from carimg.domain.web_accounts import WebSession
 from carimg.services import Services
-from carimg.store.records import Account
 
 _UNSET = object()  # not looked up yet in this request
 

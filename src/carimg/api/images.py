@@ -19,8 +19,8 @@ from carimg.domain.errors import InvalidParameter
 from carimg.domain.imagerequest import ImageSpec, parse_image_request
 from carimg.domain.images import NotModified
 from carimg.domain.keys import IMAGES_READ
+from carimg.domain.records import Principal
 from carimg.services import Services
-from carimg.store.records import Principal
 from carimg.years import MAX_YEAR, MIN_YEAR
 
 router = APIRouter(tags=["images"])

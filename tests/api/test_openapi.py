@@ -66,3 +66,15 @@ async def test_errors_are_described_as_problem_documents(document: dict) -> None
 async def test_operation_ids_are_stable_names(document: dict) -> None:
     operation = document["paths"]["/api/v1/vehicles"]["get"]
     assert operation["operationId"] == "list_vehicles"
+
+
+async def test_image_responses_are_binary_bodies(document: dict) -> None:
+    for path in ("/api/v1/images/car", "/api/v1/delivery/{token}", "/images/car.png"):
+        content = document["paths"][path]["get"]["responses"]["200"]["content"]
+        assert set(content) == {"image/png", "image/webp", "image/jpeg"}, path
+        for media_type in content.values():
+            assert set(media_type) == {"schema"}, path  # a media type object has no description
+            assert (media_type["schema"]["type"], media_type["schema"]["format"]) == (
+                "string",
+                "binary",
+            ), path

@@ -6,7 +6,8 @@ from fastapi import APIRouter, Request
 from starlette.responses import Response
 
 from carimg.api.auth import ServicesDep
-from carimg.api.images import IMAGE_MEDIA_TYPES, ImageBody
+from carimg.api.images import ImageBody
+from carimg.api.imageschemas import IMAGE_CONTENT
 from carimg.api.problems import problem_responses
 from carimg.domain.deliveryurls import Asking, Loaded
 from carimg.formats import MEDIA_TYPES
@@ -76,7 +77,7 @@ def _validators(loaded: Loaded, pricing_variant: str) -> dict[str, str]:
     summary="Load a signed delivery URL (free until it expires)",
     response_class=Response,
     responses={
-        200: {"description": "The image.", "content": IMAGE_MEDIA_TYPES},
+        200: {"description": "The image.", "content": IMAGE_CONTENT},
         304: {"description": "If-None-Match matched."},
         **problem_responses(403, 410, 502, 503),
     },

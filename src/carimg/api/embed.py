@@ -11,7 +11,7 @@ from starlette.responses import RedirectResponse, Response
 from carimg.api import imageschemas
 from carimg.api.auth import ServicesDep, credential_of
 from carimg.api.headers import request_id_of
-from carimg.api.images import CACHE_CONTROL, IMAGE_MEDIA_TYPES, merge_aliases
+from carimg.api.images import CACHE_CONTROL, merge_aliases
 from carimg.api.per_address import client_ip
 from carimg.api.problems import problem_responses
 from carimg.api.query import StrictQuery
@@ -90,7 +90,7 @@ def _free(request: Request, spec: ImageSpec, etag: str, free: FreeImage, cache: 
     summary="Legacy embed endpoint (partner-signed, cached, examples, key or session)",
     response_class=Response,
     responses={
-        200: {"description": "The image.", "content": IMAGE_MEDIA_TYPES},
+        200: {"description": "The image.", "content": imageschemas.IMAGE_CONTENT},
         308: {"description": "Non-canonical spelling: follow to the canonical URL."},
         **problem_responses(400, 401, 402, 403, 404, 429, 502, 503),
     },

@@ -35,11 +35,6 @@ INTEGER_BOUNDS = {
     "padding": (0, 50),
 }
 CACHE_CONTROL = {"A": "private, max-age=86400", "B": "private, no-store"}
-IMAGE_MEDIA_TYPES = {
-    "image/png": {"description": "PNG with a transparent background"},
-    "image/webp": {"description": "WebP with a transparent background"},
-    "image/jpeg": {"description": "JPEG flattened on white (or the background)"},
-}
 
 
 def merge_aliases(query: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +123,7 @@ def image_headers(request: Request, spec: ImageSpec, etag: str) -> dict[str, str
     responses={
         200: {
             "description": "The image (or, with response=url, a signed URL).",
-            "content": IMAGE_MEDIA_TYPES,
+            "content": imageschemas.IMAGE_CONTENT,
         },
         304: {"description": "If-None-Match matched: no body, no charge."},
         **problem_responses(400, 401, 402, 403, 404, 429, 502, 503),

@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from carimg.domain.imagerequest import BACKGROUNDS, FITS, FORMATS_ACCEPTED, MAX_NAME_LENGTH
 from carimg.domain.views import COLORS, FINISHES, SIZE_PRESETS, VIEW_BY_NAME
+from carimg.formats import MEDIA_TYPES
 
 _HEX = "#?([0-9a-fA-F]{6}|[0-9a-fA-F]{3})"
 
@@ -24,3 +25,15 @@ SIZE: Final[dict[str, Any]] = {"enum": list(SIZE_PRESETS)}
 FIT: Final[dict[str, Any]] = {"enum": list(FITS)}
 FORMAT: Final[dict[str, Any]] = {"enum": list(FORMATS_ACCEPTED)}
 FLAG: Final[dict[str, Any]] = {"enum": ["true", "false", "1", "0", "yes", "no", "on", "off"]}
+
+_FORMAT_NOTES = {
+    "png": "PNG with a transparent background",
+    "webp": "WebP with a transparent background",
+    "jpg": "JPEG flattened on white (or the background)",
+}
+# The body of an image response, per media type. The schema (`format: binary`) tells client
+# generators the body is bytes; a media type object itself may carry no description.
+IMAGE_CONTENT: Final[dict[str, Any]] = {
+    MEDIA_TYPES[name]: {"schema": {"type": "string", "format": "binary", "description": note}}
+    for name, note in _FORMAT_NOTES.items()
+}

@@ -11,6 +11,8 @@ from urllib.parse import unquote, urlencode
 
 from authlib.oauth2.rfc6749 import OAuth2Error
 from fastapi import APIRouter, Request
+from pydantic import BaseModel, Field
+from pydantic.json_schema import SkipJsonSchema
 from starlette.responses import RedirectResponse, Response
 
 from carimg.api.auth import ServicesDep
@@ -31,12 +33,21 @@ from carimg.services import Services
 T = TypeVar("T")
 router = APIRouter(tags=["oauth"])
 FORM = "application/x-www-form-urlencoded"
-_OAUTH_ERROR = {
-    "title": "OAuthError",
-    "type": "object",
-    "required": ["error"],
-    "properties": {"error": {"type": "string"}, "error_description": {"type": "string"}},
-}
+
+
+def _absent_not_null(schema: dict[str, Any]) -> None:
+    schema.pop("default")  # the member is left out, never null
+
+
+class OAuthErrorResponse(BaseModel):
+    """RFC 6749 §5.2: the error body of the register, token and revoke endpoints."""
+
+    error: str
+    error_description: str | SkipJsonSchema[None] = Field(
+        default=None, json_schema_extra=_absent_not_null
+    )
+
+
 _CLIENT = {
     "client_id": {"type": "string", "description": "From /oauth/register."},
     "client_secret": {"type": "string", "description": "Confidential clients (or Basic auth)."},
@@ -49,7 +60,7 @@ def _oauth_errors(*statuses: int) -> dict[int | str, dict[str, Any]]:
     return {
         status: {
             "description": "OAuth error (RFC 6749 §5.2).",
-            "content": {"application/json": {"schema": _OAUTH_ERROR}},
+            "model": OAuthErrorResponse,  # one named schema: generators make one type of it
         }
         for status in statuses
     }

@@ -6,15 +6,13 @@ an image without one keeps the URL and ETag it had before finishes existed."""
 
 from __future__ import annotations
 
-import hashlib
-
 import httpx
 
 from carimg.domain.signing import signed_embed_url
 from carimg.services import Services
 from carimg.store.partners import Partner
 from tests.api.delivery_helpers import debits, mint, path_of, sqlite_only
-from tests.api.images_helpers import CAMRY, IMAGE_URL, pixels
+from tests.api.images_helpers import CAMRY, IMAGE_URL, credits, etag_from_before, pixels
 from tests.conftest import Customer
 
 # One red thumbnail from the side: rendered once per run in each finish the tests ask for.
@@ -28,12 +26,6 @@ async def get(client: httpx.AsyncClient, customer: Customer, **params: str) -> h
     response = await client.get(IMAGE_URL, params={**RED, **params}, headers=customer.headers)
     assert response.status_code in (200, 400), response.text
     return response
-
-
-async def credits(client: httpx.AsyncClient, customer: Customer) -> int:
-    response = await client.get("/api/v1/account", headers=customer.headers)
-    balance: int = response.json()["data"]["credits"]
-    return balance
 
 
 def signed(services: Services, **params: object) -> str:
@@ -74,14 +66,8 @@ async def test_without_a_finish_the_url_and_etag_are_those_from_before_finishes(
         "&color=red&w=256&format=png"
     )
     # the ETag as it was computed before finishes: vehicle × view × colour × seed, then framing
-    vehicle = services.catalog.find_vehicle("toyota", "camry", 2020)
-    assert vehicle is not None
-    version = services.images.renderer.version
-    source = "|".join((version, vehicle.id, "side", "red", "0"))
-    source_key = hashlib.sha256(source.encode()).hexdigest()[:40] + ".png"
-    variant = "|".join((source_key, "256", "None", "contain", "transparent", "False", "0", "png"))
-    variant_key = hashlib.sha256(variant.encode()).hexdigest()[:40] + ".png"
-    assert response.headers["etag"] == f'"{hashlib.sha256(variant_key.encode()).hexdigest()[:32]}"'
+    framing = ("256", "None", "contain", "transparent", "False", "0", "png")
+    assert response.headers["etag"] == etag_from_before(services, "side", "red", *framing)
 
 
 async def test_the_colours_own_finish_is_the_same_image_as_no_finish(
@@ -113,7 +99,7 @@ async def test_an_unknown_finish_costs_nothing(
     client: httpx.AsyncClient, customer: Customer
 ) -> None:
     await get(client, customer, finish="chrome")
-    assert await credits(client, customer) == 100
+    assert await credits(client, customer.headers) == 100
 
 
 @sqlite_only

@@ -24,6 +24,14 @@ async def test_tools_list_answers_json(client: httpx.AsyncClient, customer: Cust
     assert "get_car_image" in names
 
 
+async def tool_schemas(client: httpx.AsyncClient, customer: Customer) -> dict[str, Any]:
+    """Each tool's input schema by name, from `tools/list`."""
+    response = await client.post(
+        "/api/mcp", json=rpc("tools/list"), headers=customer.headers | ACCEPT
+    )
+    return {tool["name"]: tool["inputSchema"] for tool in response.json()["result"]["tools"]}
+
+
 async def call(client: httpx.AsyncClient, customer: Customer, name: str, **arguments: Any) -> Any:
     response = await client.post(
         "/api/mcp",

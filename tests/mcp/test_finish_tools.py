@@ -8,7 +8,7 @@ import httpx
 
 from carimg.render import FINISHES
 from tests.conftest import Customer
-from tests.mcp.test_endpoint import ACCEPT, call, rpc
+from tests.mcp.test_endpoint import call, tool_schemas
 
 
 def finish_choices(schema: dict[str, Any]) -> list[str]:
@@ -20,10 +20,7 @@ def finish_choices(schema: dict[str, Any]) -> list[str]:
 async def test_the_image_and_rating_tools_offer_the_renderers_finishes(
     client: httpx.AsyncClient, customer: Customer
 ) -> None:
-    response = await client.post(
-        "/api/mcp", json=rpc("tools/list"), headers=customer.headers | ACCEPT
-    )
-    tools = {tool["name"]: tool["inputSchema"] for tool in response.json()["result"]["tools"]}
+    tools = await tool_schemas(client, customer)
     assert finish_choices(tools["get_car_image"]) == list(FINISHES)
     assert "finish" in tools["rate_image"]["properties"]
     item = tools["create_car_image_urls"]["$defs"]["ImageRequest"]

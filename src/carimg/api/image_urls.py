@@ -61,6 +61,10 @@ class ImageItem(BaseModel):
     background: str | None = Field(default=None, json_schema_extra=imageschemas.BACKGROUND)
     trim: bool | None = None
     padding: int | None = Field(default=None, ge=0, le=50)
+    reflection: bool | None = Field(
+        default=None,
+        description="A faint floor reflection (carimg's own; needs a background, or jpg).",
+    )
     format: str | None = Field(default=None, json_schema_extra=imageschemas.FORMAT)
 
 

@@ -236,6 +236,13 @@ async def get_car_image(
             description="Padding % with trim.",
         ),
     ] = None,
+    reflection: Annotated[
+        str | None,
+        Query(
+            json_schema_extra=imageschemas.FLAG,
+            description="A faint floor reflection (carimg's own; needs a background, or jpg).",
+        ),
+    ] = None,
     format: Annotated[
         str | None,
         Query(json_schema_extra=imageschemas.FORMAT, description="png, webp, jpg (jpeg) or auto."),
@@ -250,7 +257,7 @@ async def get_car_image(
         "make": make, "brand": brand, "model": model, "year": year, "vehicle": vehicle,
         "view": view, "angle": angle, "color": color, "paint": paint, "finish": finish,
         "w": w, "h": h, "size": size, "fit": fit, "background": background, "bg": bg, "trim": trim,
-        "padding": padding, "format": format,
+        "padding": padding, "reflection": reflection, "format": format,
     }  # fmt: skip
     return await image_response(request, services, principal, query, response)
 

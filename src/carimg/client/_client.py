@@ -90,14 +90,15 @@ _QUERY_NAMES = {"width": "w", "height": "h"}
 
 def _image_query(values: Mapping[str, Any]) -> dict[str, Any]:
     query = {_QUERY_NAMES.get(name, name): value for name, value in _drop_none(values).items()}
-    if isinstance(query.get("trim"), bool):
-        query["trim"] = str(query["trim"]).lower()
+    for flag in ("trim", "reflection"):
+        if isinstance(query.get(flag), bool):
+            query[flag] = str(query[flag]).lower()
     return query
 
 
 ImageRequest = Mapping[str, Any]
 """One item of `image_urls`: make, model, year and optional view, color, finish, width, height,
-size, format, fit, background, trim, padding (or vehicle, a catalog id)."""
+size, format, fit, background, trim, padding, reflection (or vehicle, a catalog id)."""
 
 
 HttpT = TypeVar("HttpT", httpx.Client, httpx.AsyncClient)
@@ -316,6 +317,7 @@ class _Endpoints:
         background: str | None = None,
         trim: bool | None = None,
         padding: int | None = None,
+        reflection: bool | None = None,
         if_none_match: str | None = None,
         request_id: str | None = None,
     ) -> Operation[m.Image]:
@@ -326,7 +328,7 @@ class _Endpoints:
                 "make": make, "model": model, "year": year, "vehicle": vehicle, "view": view,
                 "color": color, "finish": finish, "width": width, "height": height,
                 "size": size, "format": format, "fit": fit, "background": background,
-                "trim": trim, "padding": padding,
+                "trim": trim, "padding": padding, "reflection": reflection,
             }
         )  # fmt: skip
         headers = _drop_none({"If-None-Match": if_none_match, "X-Request-Id": request_id})

@@ -2,8 +2,9 @@
 
 The same rules serve the image endpoint's query, the URL-minting JSON bodies and the agent tools;
 callers pass canonical names (`make`, `model`, `year`, `vehicle`, `view`, `color`, `finish`,
-`width`, `height`, `size`, `fit`, `background`, `trim`, `padding`, `format`) after resolving
-aliases. An image without `finish` keeps the paths, keys and ETags it had before finishes existed.
+`width`, `height`, `size`, `fit`, `background`, `trim`, `padding`, `reflection`, `format`) after
+resolving aliases. An image without `finish` keeps the paths, keys and ETags it had before finishes
+existed; one without `reflection` those it had before reflections existed.
 """
 
 from __future__ import annotations
@@ -66,6 +67,7 @@ class ImageSpec:
     negotiated: bool = False  # format came from Accept (responses then Vary on it)
     variation: int = 0  # the render's seed; feedback moves a flagged render to the next one
     finish: str | None = None  # gloss, metallic, satin or matte; None: the colour's own
+    reflection: bool = False  # a faint floor reflection (only on a background)
     # variant keys by renderer version, hashed once per spec: parse_image_request hands out the
     # same spec object for the same parameters, so a hot variant is hashed once per process
     _variant_keys: dict[str, str] = field(
@@ -93,6 +95,7 @@ class ImageSpec:
             padding=self.padding / 100,
             background=self.background,
             format=self.format,  # type: ignore[arg-type]
+            reflection=self.reflection,
         )
 
     def source_key(self, renderer_version: str) -> str:
@@ -104,11 +107,13 @@ class ImageSpec:
         """Identity of the delivered bytes: the source plus every output choice."""
         key = self._variant_keys.get(renderer_version)  # asked several times a request
         if key is None:
-            parts = (
+            parts: tuple[str, ...] = (
                 self.source_key(renderer_version),
                 str(self.width), str(self.height), self.fit, self.background, str(self.trim),
                 str(self.padding), self.format,
             )  # fmt: skip
+            if self.reflection:  # only then: keys from before reflections stay the same
+                parts += ("reflection",)
             key = hashlib.sha256("|".join(parts).encode()).hexdigest()[:40] + "." + self.format
             self._variant_keys[renderer_version] = key
         return key
@@ -124,6 +129,8 @@ class ImageSpec:
             params["fit"] = self.fit
         if self.background != "transparent":
             params["background"] = self.background
+        if self.reflection:
+            params["reflection"] = "true"
         if self.trim:
             params |= {"trim": "true", "padding": self.padding}
         params["format"] = self.format
@@ -132,7 +139,7 @@ class ImageSpec:
     def canonical_path(self) -> str:
         choices = (
             self.vehicle.id, self.view, self.color, self.finish, self.width, self.height,
-            self.fit, self.background, self.trim, self.padding, self.format,
+            self.fit, self.background, self.reflection, self.trim, self.padding, self.format,
         )  # fmt: skip
         path = _PATHS.get(choices)  # a header of every paid image: encode once
         if path is None:
@@ -142,8 +149,9 @@ class ImageSpec:
         return path
 
     def record(self) -> dict[str, str | int | bool | None]:
-        """Every choice under the names `parse_image_request` reads (to store and re-parse)."""
-        return {
+        """Every choice under the names `parse_image_request` reads (to store and re-parse);
+        `reflection` only when asked (records from before reflections have none)."""
+        record: dict[str, str | int | bool | None] = {
             **vehicle_query(self.vehicle, self.view, self.color, self.finish),
             "width": self.width,
             "height": self.height,
@@ -153,6 +161,9 @@ class ImageSpec:
             "padding": self.padding if self.trim else None,
             "format": self.format,
         }
+        if self.reflection:
+            record["reflection"] = True
+        return record
 
     def vehicle_params(self) -> dict[str, str | int]:
         """The spec's VehicleParams: make and model slugs, year, view, color, size, format (and
@@ -411,6 +422,13 @@ def _parse_image_request(
     padding = _integer(params, "padding", 0, 50)
     if padding is not None and not trim:
         raise InvalidParameter("padding", "'padding' frames a trimmed image; send trim=true too.")
+    reflection = _flag(params, "reflection")
+    if reflection and background == "transparent":  # the renderer's OutputSpec refuses it too
+        raise InvalidParameter(
+            "reflection",
+            "'reflection' needs a background other than transparent: send background=white, "
+            "black or a hex color too (or format=jpg).",
+        )
     vehicle = resolve_vehicle(catalog, params)
     return ImageSpec(
         vehicle=vehicle,
@@ -425,4 +443,5 @@ def _parse_image_request(
         format=image_format,
         negotiated=negotiated,
         finish=finish,
+        reflection=reflection,
     )

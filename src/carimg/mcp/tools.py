@@ -110,6 +110,13 @@ Trim = Annotated[bool | None, Field(description="Crop to the vehicle's bounds.")
 Padding = Annotated[
     int | None, Field(ge=0, le=50, description="Padding around a trimmed vehicle, percent.")
 ]
+Reflection = Annotated[
+    bool | None,
+    Field(
+        description="A faint floor reflection under the vehicle; needs a background other than "
+        "transparent (or jpg)."
+    ),
+]
 
 
 class ImageRequest(BaseModel):
@@ -132,6 +139,7 @@ class ImageRequest(BaseModel):
     background: Background = None
     trim: Trim = None
     padding: Padding = None
+    reflection: Reflection = None
 
     def query(self) -> dict[str, str | int | bool]:
         """The fields that were given, in the image endpoint's JSON names."""
@@ -371,6 +379,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
         background: Background = None,
         trim: Trim = None,
         padding: Padding = None,
+        reflection: Reflection = None,
     ) -> CallToolResult:
         """Render a studio image of one catalog vehicle and return it as an image, together with
         a signed URL that serves the same image (share or embed it; loading it is free until it
@@ -380,7 +389,7 @@ def build_server(backend: ToolBackend, *, version: str = "") -> MCPServer:
         request = ImageRequest(
             make=make, model=model, year=year, vehicle=vehicle, view=view, color=color,
             finish=finish, width=width, height=height, size=size, format=format, fit=fit,
-            background=background, trim=trim, padding=padding,
+            background=background, trim=trim, padding=padding, reflection=reflection,
         )  # fmt: skip
         return image_content(await backend.get_car_image(request))
 

@@ -3,8 +3,8 @@
 Previews load from the embed endpoint under the playground cookie grant, which this page sets;
 each cookie previews `playground_daily_limit` new variants a day, and one address is given
 `playground_cookies_per_minute` new cookies (then the page is a 429 without one). The embed
-endpoint reads no framing parameters (fit, background, trim, padding), so those shape the copied
-API calls only.
+endpoint reads no framing parameters (fit, background, reflection, trim, padding), so those shape
+the copied API calls only.
 """
 
 from __future__ import annotations

@@ -54,7 +54,13 @@
       background,
       trim,
       padding: trim ? whole($("padding").value, 0, 50) : null,
+      reflection: $("reflection").checked && reflects(background, $("format").value),
     };
+  }
+
+  // A reflection lies on the background: JPG always has one (white unless another is chosen).
+  function reflects(background, format) {
+    return Boolean(background) || format === "jpg";
   }
 
   function boxed(c) {
@@ -84,6 +90,7 @@
     if (!boxed(c)) params.push(["size", c.size]);
     if (boxed(c) && c.fit !== "contain") params.push(["fit", c.fit]);
     if (c.background) params.push(["background", c.background]);
+    if (c.reflection) params.push(["reflection", true]);
     if (c.trim) {
       params.push(["trim", true]);
       if (c.padding !== null) params.push(["padding", c.padding]);
@@ -189,6 +196,7 @@
     if (event.target === input) return;
     if (event.target.id === "paint-hex") $("paint-custom").checked = true;
     $("background-hex").disabled = $("background").value !== "custom";
+    $("reflection").disabled = !reflects($("background").value, $("format").value);
     $("padding").disabled = !$("trim").checked;
     schedule();
   });

@@ -16,11 +16,11 @@ import numpy as np
 from carimg.render import _materials as m
 from carimg.render._cabin import GLASS_T, cabin
 from carimg.render._jit import njit
-from carimg.render._shapes import band, hash3, smooth
+from carimg.render._shapes import band, hash3, prof, smooth
 from carimg.render._studio import env, irradiance
 
 GLOSS, METALLIC, SATIN, MATTE = 0, 1, 2, 3  # FINISHES' order
-EXPOSURE = 0.85  # irradiance → diffuse radiance of a white surface
+EXPOSURE = 1.08  # irradiance → diffuse radiance of a white surface
 
 
 @njit(cache=True, nogil=True)
@@ -65,17 +65,14 @@ def _paint(
     coat = f * env(smap, rx, ry, rz, cfx, cfy, coat_rough)
     if finish == METALLIC:
         lobe = env(smap, rx, ry, rz, cfx, cfy, 0.3)
-        # flakes far below a pixel: the supersamples average them into a fine shimmer
+        # flakes lie far below a pixel: only their average shows, as a faint shimmer
         flake = hash3(px * 2600.0, py * 2600.0, pz * 2600.0)
-        sparkle = 0.0
-        if flake > 0.9:
-            sparkle = (flake - 0.9) * 3.0 * env(smap, rx, ry, rz, cfx, cfy, 0.12)
         flop = 0.35 + 0.75 * ndv  # metallic paint darkens towards grazing angles
-        k = (diff * 0.7 * flop + 0.45 * lobe * (0.4 + 0.6 * ndv)) * (0.9 + 0.2 * flake)
+        k = (diff * 0.7 * flop + 0.45 * lobe * (0.4 + 0.6 * ndv)) * (0.97 + 0.06 * flake)
         return (
-            (paint[0] * k + sparkle * (0.5 + paint[0])) * (1 - f) + coat,
-            (paint[1] * k + sparkle * (0.5 + paint[1])) * (1 - f) + coat,
-            (paint[2] * k + sparkle * (0.5 + paint[2])) * (1 - f) + coat,
+            paint[0] * k * (1 - f) + coat,
+            paint[1] * k * (1 - f) + coat,
+            paint[2] * k * (1 - f) + coat,
         )
     return (
         paint[0] * diff * (1 - f) + coat,
@@ -225,6 +222,30 @@ def _lamp(
 
 
 @njit(cache=True, nogil=True)
+def _pane_normal(
+    px: float, nx: float, ny: float, nz: float, decal: np.ndarray, profile: np.ndarray
+) -> tuple[float, float, float]:
+    """The windscreen's or rear glass's normal from its flat plane through the hard points.
+
+    The shell's interpolated normals wander over the coarse loft where the screen meets the roof;
+    a pane is nearly flat, so its reflection follows the plane (the shell keeps the side wrap).
+    """
+    belt = prof(profile, decal, px, 1)
+    rise = decal[m.ROOF_Z] - belt
+    if decal[m.X_RF] - 0.03 < px < decal[m.X_A] + 0.05:
+        ax, az = rise, decal[m.X_A] - decal[m.X_RF]
+    elif decal[m.X_GH_END] - 0.03 < px < decal[m.X_RR] + 0.03:
+        ax, az = -rise, decal[m.X_RR] - decal[m.X_GH_END]
+    else:
+        return nx, ny, nz
+    la = math.sqrt(ax * ax + az * az)
+    if la < 1e-6:
+        return nx, ny, nz
+    side = math.sqrt(max(1.0 - ny * ny, 0.0))
+    return ax / la * side, ny, az / la * side
+
+
+@njit(cache=True, nogil=True)
 def shade_material(
     mat: int,
     px: float,
@@ -258,6 +279,12 @@ def shade_material(
     if mat == m.PAINT:
         return _paint(finish, px, py, pz, ndv, rx, ry, rz, diff, paint, smap, cfx, cfy)
     if mat == m.GLASS:
+        if decal[m.IS_CAR] > 0.5 and abs(ny) < 0.6:
+            nx, ny, nz = _pane_normal(px, nx, ny, nz, decal, profile)
+            ndv = max(nx * vx + ny * vy + nz * vz, 0.0)
+            rx = 2.0 * ndv * nx - vx
+            ry = 2.0 * ndv * ny - vy
+            rz = 2.0 * ndv * nz - vz
         f = _schlick(0.04, ndv)
         # a touch of roughness: the panes' curvature comes from facets, and a mirror-sharp
         # reflection would band along them like blinds

@@ -54,18 +54,18 @@ def golden_hashes() -> dict[str, Any]:
 
 
 GOLDEN: dict[str, Any] = {'version': 3,
- 'hashes': {'saloon@30': 'ff6c3e20841c6220',
-            'saloon@90': '2577f6cc018aca68',
-            'saloon@200': '45bef79cb1d7b3ad',
-            'off-roader@30': 'f578bc83b5d6edbd',
-            'off-roader@90': '5f2cc100b0b15cfa',
-            'off-roader@200': '0e1362035aef5634',
-            'truck@30': 'da421ef651b5a0b8',
-            'truck@90': '85c052f31715ae2a',
-            'truck@200': 'dbd64e12ad22f35b',
-            'motorcycle@30': '1d71d7e0fad4f8bb',
-            'motorcycle@90': '3be78e253c02ef17',
-            'motorcycle@200': 'eed7fb4d653a9538'}}  # fmt: skip
+ 'hashes': {'saloon@30': 'f70bcde902ee92f0',
+            'saloon@90': '3de9d77fa53ce509',
+            'saloon@200': '7e78315d813fb16c',
+            'off-roader@30': 'a17486ba9a5cdee1',
+            'off-roader@90': '1ee3ff4533e5443f',
+            'off-roader@200': '17581f6f63344be2',
+            'truck@30': '1682dcd3951bd80c',
+            'truck@90': '28dd19bb531d2c88',
+            'truck@200': '185931ccb13a9026',
+            'motorcycle@30': 'efafb362f443e864',
+            'motorcycle@90': 'eb30ba7061d6b191',
+            'motorcycle@200': 'c7beace87525b9ca'}}  # fmt: skip
 
 
 def test_output_changes_only_with_a_version_bump() -> None:

@@ -76,10 +76,6 @@ class CarimgApp(FastAPI):
             self._head_limits = HeadLimits.of(self.state.settings)
         return self._head_limits
 
-    @property
-    def base_url(self) -> str:
-        return str(self.state.settings.base_url)
-
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
             raw_path, query = scope.get("raw_path"), scope["query_string"]
@@ -197,5 +193,5 @@ def _openapi(app: FastAPI) -> dict[str, Any]:
 
 
 def create_app_from_env() -> FastAPI:
-    """Factory for `uvicorn --factory`: settings from `CARIMG_*` environment variables."""
+    """Factory for the server (`carimg serve`): settings from `CARIMG_*` environment variables."""
     return create_app(Settings())

@@ -195,18 +195,12 @@ class Settings(BaseSettings):
     oauth_access_token_seconds: int = Field(
         default=3600, ge=60, le=86400, description="Lifetime of connected apps' access tokens."
     )
-    server: Literal["uvicorn", "granian"] = Field(
-        default="uvicorn",
-        description="HTTP server of `carimg serve` (its `--server` option overrides this): "
-        "`uvicorn`, or `granian` (Rust; faster on the hot image routes).",
-    )
     event_loop: Literal["auto", "asyncio", "uvloop"] = Field(
         default="auto",
         description="Event loop of `carimg serve`'s processes. `auto`: uvloop when installed, "
-        "else asyncio's own. Under uvicorn at saturation, asyncio's loop served about a tenth "
-        "less but cut the p99 of delivery loads about fourfold (see bench/RESULTS.md).",
+        "else asyncio's own.",
     )
-    log_level: str = Field(default="info", description="uvicorn log level.")
+    log_level: str = Field(default="info", description="Log level of carimg and its server.")
     s3_bucket: str | None = Field(
         default=None,
         description="Keep the render cache in this S3 bucket instead of the local directory.",

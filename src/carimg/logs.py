@@ -7,7 +7,6 @@ record's message, fields and traceback pass through `scrub`, and access-log path
 
 from __future__ import annotations
 
-import copy
 import json
 import logging
 import re
@@ -92,16 +91,6 @@ def scrub(text: str) -> str:
     return text
 
 
-class RedactSecrets(logging.Filter):
-    """Redacts the path of uvicorn access-log records (args: client, method, path, …)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        args = record.args
-        if isinstance(args, tuple) and len(args) >= 3 and isinstance(args[2], str):
-            record.args = (*args[:2], redact(args[2]), *args[3:])
-        return True
-
-
 # Fields a record may carry (`extra=`) that the JSON line shows; the ones carimg fills from a
 # fixed vocabulary (method, route template, client address) need no scrubbing.
 _FIELDS = ("request_id", "method", "path", "route", "status", "duration_ms", "client", "job")
@@ -140,23 +129,25 @@ class TextFormatter(logging.Formatter):
         return scrub(super().format(record))
 
 
-def uvicorn_log_config(log_format: LogFormat = "json", level: str = "info") -> dict[str, Any]:
-    """A `logging.config.dictConfig` for uvicorn and carimg (works across worker processes):
-    every logger writes through the scrubbing formatter to stderr."""
-    from uvicorn.config import LOGGING_CONFIG
-
-    config = copy.deepcopy(LOGGING_CONFIG)
+def log_config(log_format: LogFormat = "json", level: str = "info") -> dict[str, Any]:
+    """A `logging.config.dictConfig` for carimg and its server (works across worker processes):
+    every record goes through the scrubbing formatter to stderr."""
     formatter = "carimg.logs.JsonFormatter" if log_format == "json" else "carimg.logs.TextFormatter"
-    config["formatters"] = {"carimg": {"()": formatter}}
-    config.setdefault("filters", {})["redact_secrets"] = {"()": "carimg.logs.RedactSecrets"}
-    for handler in config["handlers"].values():
-        handler["formatter"] = "carimg"
-        handler["stream"] = "ext://sys.stderr"
-    config["handlers"]["access"]["filters"] = ["redact_secrets"]
-    config["loggers"]["carimg"] = {
-        "handlers": ["default"],
-        "level": level.upper(),
-        "propagate": False,
+    return {
+        "version": 1,
+        "disable_existing_loggers": False,
+        "formatters": {"carimg": {"()": formatter}},
+        "handlers": {
+            "default": {
+                "class": "logging.StreamHandler",
+                "formatter": "carimg",
+                "stream": "ext://sys.stderr",
+            }
+        },
+        "loggers": {
+            "carimg": {"handlers": ["default"], "level": level.upper(), "propagate": False},
+            # granian's own records, also what its Rust core logs (granian sets their level)
+            "_granian": {"handlers": ["default"], "propagate": False},
+        },
+        "root": {"handlers": ["default"], "level": "WARNING"},
     }
-    config["root"] = {"handlers": ["default"], "level": "WARNING"}
-    return config

@@ -1,10 +1,11 @@
-"""Request heads under both servers `carimg serve` runs (uvicorn with carimg's protocol, and
-granian with its HTTP/1 settings): a header over its limit is a 431 problem document, a head
-far longer than every limit is refused before it ends, and a head that arrives too slowly has
-its connection closed (CARIMG_HEADER_TIMEOUT, here 1 s)."""
+"""Request heads under `carimg serve` (granian with its HTTP/1 settings): a header over its limit
+is a 431 problem document, a head far longer than every limit is refused before it ends, a head
+that arrives too slowly has its connection closed (CARIMG_HEADER_TIMEOUT, here 1 s), and
+connections that never send a byte do not lock other clients out."""
 
 from __future__ import annotations
 
+import resource
 import socket
 import time
 from collections.abc import Iterator
@@ -19,12 +20,9 @@ from tests.e2e.serving import Running, start, stop
 pytestmark = pytest.mark.e2e
 
 
-@pytest.fixture(scope="module", params=["uvicorn", "granian"])
-def running(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Running]:
-    server = str(request.param)
-    started = start(tmp_path_factory.mktemp(server), "--server", server, CARIMG_HEADER_TIMEOUT="1")
+@pytest.fixture(scope="module")
+def running(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Running]:
+    started = start(tmp_path_factory.mktemp("heads"), CARIMG_HEADER_TIMEOUT="1")
     yield started
     stop(started)
 
@@ -75,3 +73,31 @@ def test_a_head_slower_than_the_header_timeout_is_closed(running: Running) -> No
     connection.close()
     assert time.monotonic() - started < 5
     assert not received.startswith(b"HTTP/1.1 200")
+
+
+SILENT = 1_100  # more than granian's default of 1,024 connections a process
+
+
+@pytest.fixture
+def open_files() -> Iterator[None]:
+    """This process may open the silent connections and a few more files."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = SILENT + 200
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        pytest.skip(f"the open-file limit ({hard}) is below {wanted}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, wanted), hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.usefixtures("open_files")
+def test_connections_that_never_send_a_byte_do_not_lock_other_clients_out(
+    running: Running,
+) -> None:
+    silent = [connect(running) for _ in range(SILENT)]
+    try:
+        response = httpx.get(f"{running.server.url}/api/health", timeout=5)
+    finally:
+        for connection in silent:
+            connection.close()
+    assert response.status_code == 200

@@ -1,8 +1,8 @@
 """Request heads over their limits are refused before any route runs, as problem documents:
 431 for a header over its own limit, for headers over the total, for too many headers; 414 for
 a request target over its limit. The hot routes (paid images, delivery loads) are no way around
-them. (Under the servers the protocol refuses longer heads before they end, and slow heads:
-tests/unit/test_uvicorn_http.py and tests/e2e/test_request_heads.py.)"""
+them. (Under the server granian refuses longer heads before they end, and slow heads:
+tests/e2e/test_request_heads.py.)"""
 
 from __future__ import annotations
 

@@ -27,10 +27,7 @@ def test_the_base_url_is_the_address_served(host: str, port: int, url: str) -> N
 
 def _served_settings(monkeypatch: pytest.MonkeyPatch, *args: str) -> Settings:
     seen: list[Settings] = []
-    monkeypatch.setitem(
-        serve_module._RUNNERS, "uvicorn", lambda settings, *_: seen.append(settings)
-    )
-    monkeypatch.setenv("CARIMG_SERVER", "uvicorn")
+    monkeypatch.setattr(serve_module, "run_granian", lambda settings, *_: seen.append(settings))
     result = CliRunner().invoke(app, ["serve", *args])
     assert result.exit_code == 0, result.output
     return seen[0]

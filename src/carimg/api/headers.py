@@ -1,11 +1,8 @@
-"""Request ids: echo a valid client `X-Request-Id`, else make one; set it on every response.
-And headers as HTTP/1.1 lines, for a server that writes responses itself (cli/_uvicorn_http,
-which the server's supervisor imports too: this module stays free of the app's metrics)."""
+"""Request ids: echo a valid client `X-Request-Id`, else make one; set it on every response."""
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
 
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -57,8 +54,3 @@ class RequestIdMiddleware:
             await send(message)
 
         await self.app(scope, receive, send_with_id)
-
-
-def header_lines(headers: Iterable[tuple[bytes, bytes]]) -> bytes:
-    """Encoded headers as HTTP/1.1 writes them: one `name: value` line each."""
-    return b"".join(name + b": " + value + b"\r\n" for name, value in headers)

@@ -1,14 +1,12 @@
 """Bounds on a request's head: its target, its headers (each, all together, how many) and, for
-the servers, its bytes on the wire and the time it may take to arrive.
+the server, its bytes on the wire and the time it may take to arrive.
 
 `HeadLimits.refusal` is the one check of a parsed head; the app runs it first for every request
-(`CarimgApp.__call__`, in front of the hot routes), so both servers and the in-process clients
+(`CarimgApp.__call__`, in front of the hot routes), so the server and the in-process clients
 answer alike: 414 for a long target, 431 for headers over a limit, as problem documents. What a
-check of parsed headers cannot do, the servers do while the head arrives: uvicorn's protocol
-(cli/_uvicorn_http) and granian (its HTTP/1 settings) refuse a head longer than `head_bytes`
-before holding more of it, and close a connection whose head takes longer than `timeout`.
-This module stays free of the app (the uvicorn protocol, which the server's supervisor imports
-too, uses it).
+check of parsed headers cannot do, granian does while the head arrives (its HTTP/1 settings,
+`cli/serve.granian_http1`): it holds no more than `head_bytes` of a head and closes a connection
+whose head takes longer than `timeout`.
 """
 
 from __future__ import annotations
@@ -18,7 +16,6 @@ from dataclasses import dataclass
 from itertools import chain
 from typing import TYPE_CHECKING
 
-from carimg.api.jsonresponse import json_bytes, problem_document
 from carimg.domain import limits
 
 if TYPE_CHECKING:
@@ -70,8 +67,3 @@ class HeadLimits:
                     header = name[:64].decode("latin-1")
                     return 431, f"The header {header!r} is over {self.field_bytes} bytes."
         return None
-
-
-def problem_bytes(base_url: str, status: int, detail: str, request_id: str) -> bytes:
-    """The problem document of a refused head, for a server that writes the response itself."""
-    return json_bytes(problem_document(base_url, status, detail, request_id))

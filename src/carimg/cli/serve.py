@@ -1,24 +1,21 @@
-"""`carimg serve`: run the ASGI app under uvicorn or granian."""
+"""`carimg serve`: run the ASGI app under granian."""
 
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any, get_args
+from typing import TYPE_CHECKING
 
 import typer
 
 from carimg.config import Settings
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
-
     from granian.http import HTTP1Settings
     from granian.log import LogLevels
 
     from carimg.api.headlimits import HeadLimits
 
 APP = "carimg.app:create_app_from_env"  # a factory: each server process builds its own app
-SERVERS: tuple[str, ...] = get_args(Settings.model_fields["server"].annotation)
 
 
 def register(app: typer.Typer) -> None:
@@ -29,15 +26,8 @@ def register(app: typer.Typer) -> None:
         host: str = typer.Option("127.0.0.1", help="Interface to bind."),
         port: int = typer.Option(8000, help="TCP port."),
         workers: int = typer.Option(1, help="Server processes."),
-        server: str | None = typer.Option(
-            None,
-            callback=_known_server,
-            help=f"HTTP server: {' or '.join(SERVERS)}; default: CARIMG_SERVER (uvicorn).",
-            show_default=False,
-        ),
     ) -> None:
-        """Serve the API (embedded defaults: ./var, SQLite, no external service) under uvicorn
-        or granian (`--server`, CARIMG_SERVER).
+        """Serve the API (embedded defaults: ./var, SQLite, no external service) under granian.
 
         SIGTERM or SIGINT stop accepting connections, let requests in flight finish (at most
         `CARIMG_SHUTDOWN_TIMEOUT` seconds), close the services and exit 0.
@@ -49,14 +39,12 @@ def register(app: typer.Typer) -> None:
         # links and delivery URLs name the address served unless the operator says otherwise
         os.environ.setdefault("CARIMG_BASE_URL", served_base_url(host, port))
         settings = _settings()
-        run = _RUNNERS[server or settings.server]
         own_metrics_dir = _share_metrics(workers)
-        # uvicorn re-raises the stop signal after its graceful shutdown; what it then finds
-        # installed is this handler, so a requested stop is a clean exit. (granian installs its
-        # own handlers once it starts; until then this one covers it too.)
+        # granian installs its own stop handlers once it starts; until then a stop is a clean
+        # exit too
         signal.signal(signal.SIGTERM, _exit_cleanly)
         try:
-            run(settings, host, port, workers)
+            run_granian(settings, host, port, workers)
         finally:
             if own_metrics_dir is not None:
                 shutil.rmtree(own_metrics_dir, ignore_errors=True)
@@ -74,12 +62,6 @@ def served_base_url(host: str, port: int) -> str:
     return f"http://{shown}:{port}"
 
 
-def _known_server(name: str | None) -> str | None:
-    if name is not None and name not in SERVERS:
-        raise typer.BadParameter(f"{name!r} is not one of {', '.join(SERVERS)}")
-    return name
-
-
 def _settings() -> Settings:
     """The settings, or a usage error naming each `CARIMG_*` variable that is wrong."""
     from pydantic import ValidationError
@@ -95,35 +77,7 @@ def _settings() -> Settings:
         raise typer.BadParameter(problems) from None
 
 
-def _log_config(settings: Settings) -> dict[str, Any]:
-    from carimg.logs import uvicorn_log_config
-
-    return uvicorn_log_config(settings.log_format, settings.log_level)
-
-
-def _run_uvicorn(settings: Settings, host: str, port: int, workers: int) -> None:
-    import uvicorn
-
-    from carimg.cli._uvicorn_http import CarimgHttpProtocol
-
-    uvicorn.run(
-        APP,
-        factory=True,
-        host=host,
-        port=port,
-        workers=workers,
-        log_level=settings.log_level,
-        log_config=_log_config(settings),
-        access_log=False,  # carimg.access logs each request with its id and route
-        proxy_headers=False,
-        timeout_graceful_shutdown=settings.shutdown_timeout,
-        loop=event_loop(settings, "uvicorn"),
-        http=CarimgHttpProtocol,
-        ws="none",  # the app has no WebSocket route
-    )
-
-
-def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None:
+def run_granian(settings: Settings, host: str, port: int, workers: int) -> None:
     """granian's main process binds, forks the workers and, on SIGTERM/SIGINT, stops them: each
     stops accepting, finishes the requests in flight, runs the app's lifespan shutdown and exits;
     one still busy after `shutdown_timeout` seconds is killed. Then `serve()` returns (status 0).
@@ -132,11 +86,8 @@ def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None
     from granian.server import Server
 
     from carimg.api.headlimits import HeadLimits
+    from carimg.logs import log_config
 
-    log_config = _log_config(settings)
-    # granian's own records (logger `_granian`, also what its Rust core logs) through the same
-    # scrubbing JSON or text formatter; granian sets that logger's level from `log_level`
-    log_config["loggers"]["_granian"] = {"handlers": ["default"], "propagate": False}
     Server(
         APP,
         factory=True,
@@ -144,15 +95,40 @@ def _run_granian(settings: Settings, host: str, port: int, workers: int) -> None
         port=port,
         interface=Interfaces.ASGI,  # with lifespan: the app's startup and shutdown run
         workers=workers,
-        loop=Loops(event_loop(settings, "granian")),
+        loop=Loops(event_loop(settings)),
         websockets=False,  # the app has no WebSocket route
         log_enabled=True,
         log_level=_granian_log_level(settings.log_level),
-        log_dictconfig=log_config,
+        log_dictconfig=log_config(settings.log_format, settings.log_level),
         log_access=False,  # carimg.access logs each request with its id and route
         workers_kill_timeout=settings.shutdown_timeout,
         http1_settings=granian_http1(HeadLimits.of(settings)),
+        backpressure=connection_limit(),
     ).serve()
+
+
+def connection_limit() -> int:
+    """The connections each server process may hold at once: its open-file limit, raised to
+    the hard limit first (granian's workers inherit it).
+
+    granian times a request's head only from its first byte, so a connection that never sends
+    one is held until the client closes it, and each holds one of granian's `backpressure`
+    permits; at granian's default (1,024 a process) that many silent connections lock every
+    other client out. With the whole open-file limit, the files run out first."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard == resource.RLIM_INFINITY:
+        hard = _MAX_FILES
+    if soft == resource.RLIM_INFINITY or soft > hard:
+        soft = hard
+    elif soft < hard:
+        try:
+            resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+            soft = hard
+        except (ValueError, OSError):  # a ceiling below the hard limit: keep what there is
+            pass
+    return max(soft, 1)
 
 
 def granian_http1(limits: HeadLimits) -> HTTP1Settings:
@@ -168,22 +144,17 @@ def granian_http1(limits: HeadLimits) -> HTTP1Settings:
 
 
 _HYPER_MIN_BUFFER = 8192  # hyper refuses a smaller read buffer
+_MAX_FILES = 1 << 20  # Linux's default ceiling on open files (fs.nr_open)
 
 
-_RUNNERS: dict[str, Callable[[Settings, str, int, int], None]] = {
-    "uvicorn": _run_uvicorn,
-    "granian": _run_granian,
-}
-
-
-def event_loop(settings: Settings, server: str) -> str:
-    """`CARIMG_EVENT_LOOP` for `server`: `auto` is uvloop when installed (the faster loop under
-    both servers), else asyncio's own."""
+def event_loop(settings: Settings) -> str:
+    """`CARIMG_EVENT_LOOP`: `auto` is uvloop when installed (the faster loop under granian),
+    else asyncio's own."""
     import importlib.util
 
     installed = importlib.util.find_spec("uvloop") is not None
     if settings.event_loop == "uvloop" and not installed:
-        raise typer.BadParameter(f"CARIMG_EVENT_LOOP: uvloop is not installed (for {server})")
+        raise typer.BadParameter("CARIMG_EVENT_LOOP: uvloop is not installed")
     if settings.event_loop == "auto":
         return "uvloop" if installed else "asyncio"
     return settings.event_loop

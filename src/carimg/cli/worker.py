@@ -31,14 +31,14 @@ def register(app: typer.Typer) -> None:
         import logging.config
 
         from carimg.config import Settings
-        from carimg.logs import uvicorn_log_config
+        from carimg.logs import log_config
         from carimg.queue import Faults, run_worker
         from carimg.services import build_render_cache
 
         settings = Settings()
         if not settings.redis_url:
             raise typer.BadParameter("set CARIMG_REDIS_URL: the worker takes its jobs from Redis")
-        logging.config.dictConfig(uvicorn_log_config(settings.log_format, settings.log_level))
+        logging.config.dictConfig(log_config(settings.log_format, settings.log_level))
         faults = Faults(fail_fraction=fail_fraction, delay_seconds=render_delay)
         if faults != Faults():
             logging.getLogger("carimg.worker").warning("fault injection on: %s", faults)

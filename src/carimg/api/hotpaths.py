@@ -2,8 +2,8 @@
 
 `GET /api/v1/images/car` and `GET`/`HEAD /api/v1/delivery/{token}` are most of a deployment's
 traffic. Through FastAPI each request pays for routing over every route, dependency solving,
-parameter validation and four middlewares before the endpoint starts, several times what the
-endpoint itself costs. Here they are matched first and run the same endpoint functions
+parameter validation and four middlewares before the endpoint starts, more than the endpoint
+itself costs. Here they are matched first and run the same endpoint functions
 (`serve_delivery`, `image_response`), the same authentication and the same problem documents,
 with the request id and metrics the middlewares would add.
 

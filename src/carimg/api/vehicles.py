@@ -207,6 +207,6 @@ async def list_vehicles(
     find = partial(
         vehicles_data, catalog, year=year, make_id=make_id, q=q, limit=limit, make=make, model=model
     )
-    # a search (bounded, still up to ~10 ms of Python) runs off the event loop
+    # a search, bounded but still long for the event loop, runs off it
     data = await asyncio.to_thread(find) if q is not None or make is not None else find()
     return envelope_response(request, data, max_age=CATALOG_MAX_AGE)

@@ -1,7 +1,7 @@
 """Bounds on the work one catalog search does for a request.
 
 The catalog reads each year-like word of a query as a possible year, one pass over every make and
-model each, so a query of 40 year-like words took 150–250 ms of the event loop. Text from a
+model each, so a query of many year-like words held the event loop for long. Text from a
 request is searched with at most `SEARCH_WORDS_MAX` words, at most `SEARCH_YEARS_MAX` of them
 year-like: the public search (`q`) refuses more (400), and the searches a request makes on its
 own (suggestions for a make or model not found) read only that much of the text.

@@ -47,17 +47,14 @@ from carimg.store.tables import UtcDateTime
 logger = logging.getLogger("carimg.store")
 # A checkpoint runs after this many commits or writes, whichever comes first: about the 1,000
 # pages (4 MB) of log at which SQLite's own would run (a commit writes a few pages, and each
-# paid request in it about three more). Measured under load (bench/RESULTS.md, "Serving"):
-# the log stays under 5 MB, at the same throughput and p99 as a log that keeps growing.
+# paid request in it about three more), so the log stays bounded without slowing the writes.
 CHECKPOINT_COMMITS = 200
 CHECKPOINT_WRITES = 300
 READ_WAIT_SECONDS = 5.0  # SQLite's busy timeout for everything but taking the write lock
 # How long another process's commit may go unseen by `ReadCache`: `PRAGMA data_version` costs
-# file-lock system calls (~5 µs, as much as the rest of a cached delivery load, and under
-# granian more: the call lets go of the GIL, and granian's threads take it), so it is read at
-# most this often, not per request. Read once a millisecond it still took 8 % of the server's
-# samples under load; once in 5 ms, delivery loads were ~8 % faster (bench/RESULTS.md,
-# "Serving"). This process's own connections are seen at once.
+# file-lock system calls (as much as the rest of a cached delivery load, and under granian more:
+# the call lets go of the GIL, and granian's threads take it), so it is read at most this often,
+# not per request. This process's own connections are seen at once.
 OTHER_PROCESSES_SECONDS = 0.005
 _READ_WAIT = f"PRAGMA busy_timeout={int(READ_WAIT_SECONDS * 1000)}"
 _CLOSED = "the database was closed"

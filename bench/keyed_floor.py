@@ -13,7 +13,7 @@ accounts as in bench/serve.py:
      cheapest SQL for the debit would give;
   5. the floor with the debit unsynced (`unsynced`: synchronous=OFF, which a ledger cannot
      accept; shown to say where the time goes);
-  6. carimg's keyed image endpoint under granian (`carimg serve --server granian`).
+  6. carimg's keyed image endpoint under granian (`carimg serve`).
 Writes the `## Keyed floor` section of bench/RESULTS.md.
 
 Run: `.venv/bin/python bench/keyed_floor.py [--seconds 6] [--rounds 5]`
@@ -64,7 +64,7 @@ def start_floor(work: Path, writes: str) -> tuple[subprocess.Popen[bytes], str, 
     """bench/floor_app.py under granian on a prepared carimg database of its own; the process,
     its URL, its keys' Lua script and keys file."""
     data_dir = work / f"floor-{writes}" / "var"
-    keys = prepare_with(Carimg(f"floor {writes}", "granian"), data_dir)
+    keys = prepare_with(Carimg(f"floor {writes}"), data_dir)
     keys_file = data_dir.parent / "keys.txt"
     keys_file.write_text("\n".join(keys) + "\n")
     lua = data_dir.parent / "keys.lua"
@@ -111,7 +111,7 @@ def main() -> None:
         processes.append(nginx)
         floors = {writes: start_floor(work, writes) for writes in FLOORS}
         processes += [floor[0] for floor in floors.values()]
-        carimg = serve(Carimg("granian", "granian"), work, 1)
+        carimg = serve(Carimg("granian"), work, 1)
         processes.append(carimg.process)
         rounds: list[list[Run]] = []
         for _ in range(args.rounds):

@@ -6,16 +6,17 @@ Measures with wrk (50 connections, loopback):
   2. `GET /api/v1/images/car` for that cached variant, every request authenticated with a key,
      counted against its rate windows and billed one credit (keys rotate over 50 accounts);
   3. `GET /api/v1/delivery/{token}` of an unlimited signed URL for the same variant;
-for one carimg process (SQLite) under each server `carimg serve` offers (uvicorn on uvloop and
-on asyncio's own loop, granian on uvloop) and, with `--before REF`, for the tree of an earlier
-commit (under uvicorn, or `--before-server`). `--workers N` gives nginx N worker processes and
-every carimg server `--workers N` (both using the machine's cores). Every row is measured
-once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the ratio of
-medians to nginx's, and each round's ratio range. Writes it into the `## Serving` section of
-bench/RESULTS.md.
+for one carimg process (SQLite) under `carimg serve` (granian, on uvloop and on asyncio's own
+loop) and, with `--before REF`, for the tree of an earlier commit, or of a checked-out tree when
+REF is a directory (run with its `carimg serve`, `--server uvicorn` unless `--before-server`
+says otherwise or `none` for a tree without the option). `--workers N` gives nginx N worker
+processes and every carimg server `--workers N` (both using the machine's cores). Every row is
+measured once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the
+ratio of medians to nginx's, and each round's ratio range. Writes it into the `## Serving`
+section of bench/RESULTS.md.
 
 Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50] [--rounds 3]
-[--before REF [--before-server granian]] [--only LABEL] [--workers N]`
+[--before REF|DIR [--before-server uvicorn|granian|none]] [--only LABEL] [--workers N]`
 (installs wrk and nginx from Debian when missing and running as root).
 """
 
@@ -187,7 +188,9 @@ def start_server(data_dir: Path, port: int, build: Carimg, workers: int) -> subp
     }
     server, source = build.server, build.source
     command = [sys.executable, "-m", "carimg", "serve", "--host", "127.0.0.1", "--port", str(port)]
-    command += ["--server", server, "--workers", str(workers)]
+    command += ["--workers", str(workers)]
+    if server is not None:  # a tree from before carimg served under granian only
+        command += ["--server", server]
     if source is not None:
         env["PYTHONPATH"] = str(source)
     process = subprocess.Popen(command, env=env)
@@ -207,13 +210,26 @@ class Carimg:
     """One carimg build under one server (and event loop), with its own database."""
 
     label: str
-    server: str
+    server: str | None = None  # `carimg serve --server` of an older tree
     source: Path | None = None
     event_loop: str = "auto"
 
 
+def _commit(ref: str) -> str:
+    """`ref`'s short commit id (a directory: the commit checked out there)."""
+    where = ref if Path(ref).is_dir() else str(ROOT)
+    name = "HEAD" if Path(ref).is_dir() else ref
+    done = subprocess.run(
+        ["git", "-C", where, "rev-parse", "--short", name], capture_output=True, text=True
+    )
+    return done.stdout.strip() or ref
+
+
 def checkout(ref: str, into: Path) -> Path:
-    """The src/ of commit `ref`, unpacked (no worktree left behind)."""
+    """The src/ of commit `ref`, unpacked (no worktree left behind), or of the tree at `ref`
+    when that is a directory."""
+    if Path(ref).is_dir():
+        return Path(ref).resolve() / "src"
     into.mkdir(parents=True)
     archive = subprocess.run(
         ["git", "-C", str(ROOT), "archive", ref, "src"], capture_output=True, check=True
@@ -380,7 +396,9 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--before", help="also measure this commit's tree")
     parser.add_argument(
-        "--before-server", default="uvicorn", help="the server for --before (default uvicorn)"
+        "--before-server",
+        default="uvicorn",
+        help="`carimg serve --server` for --before (default uvicorn; none: no option)",
     )
     parser.add_argument(
         "--only", help="measure only the builds whose label contains this (a quick look)"
@@ -396,14 +414,14 @@ def main() -> None:
     ensure_tools()
     work = Path(tempfile.mkdtemp(prefix="carimg-bench-"))
     builds = [
-        Carimg("uvicorn", "uvicorn"),  # on uvloop, the default
-        Carimg("uvicorn on asyncio's loop", "uvicorn", event_loop="asyncio"),
-        Carimg("granian", "granian"),
+        Carimg("granian"),  # on uvloop, the default
+        Carimg("granian on asyncio's loop", event_loop="asyncio"),
     ]
     if args.before:
         source = checkout(args.before, work / "before")
-        server = args.before_server
-        builds.insert(0, Carimg(f"before ({args.before}, {server})", server, source))
+        server = None if args.before_server == "none" else args.before_server
+        label = f"before ({_commit(args.before)}, {server or 'its default server'})"
+        builds.insert(0, Carimg(label, server, source))
     if args.only:
         builds = [build for build in builds if args.only in build.label]
     nginx = None

@@ -1,10 +1,9 @@
-"""uvicorn workers or granian for `carimg serve --workers N`: the same app, the same load.
+"""`carimg serve --workers N` (granian) or plain uvicorn workers: the same app, the same load.
 
-Run: `PYTHONPATH=<dir with granian> .venv/bin/python bench/servers.py [--workers 3]` — granian is
-not a project dependency: install it into a scratch directory first
-(`.venv/bin/pip install --target /tmp/g granian`). Needs wrk, PostgreSQL
-(CARIMG_TEST_POSTGRES; a fresh database is created and dropped) and Redis at CARIMG_BENCH_REDIS
-(default redis://127.0.0.1:6379/11; only keys of fresh accounts are written).
+Run: `.venv/bin/python bench/servers.py [--workers 3]` — uvicorn is no dependency of carimg's
+own (the MCP SDK installs it). Needs wrk, PostgreSQL (CARIMG_TEST_POSTGRES; a fresh database is
+created and dropped) and Redis at CARIMG_BENCH_REDIS (default redis://127.0.0.1:6379/11; only
+keys of fresh accounts are written).
 
 Both servers run the fleet configuration (PostgreSQL, Redis counters) with N processes; wrk
 (2 threads, 50 connections, 10 s, loopback) loads the keyed image endpoint for one cached variant
@@ -92,14 +91,14 @@ def main() -> int:
             "CARIMG_DAILY_RENDER_CEILING": "1000000",
         }
         servers = {
-            f"uvicorn ({args.workers} workers)": [
+            f"carimg serve, granian ({args.workers} workers)": [
                 sys.executable, "-m", "carimg", "serve", "--port", str(port),
                 "--workers", str(args.workers),
             ],
-            f"granian ({args.workers} workers, asyncio loop)": [
-                sys.executable, "-m", "granian", "--interface", "asgi", "--factory",
-                "--host", "127.0.0.1", "--port", str(port), "--workers", str(args.workers),
-                "--loop", "asyncio", "--log-level", "warning", "carimg.app:create_app_from_env",
+            f"plain uvicorn ({args.workers} workers)": [
+                sys.executable, "-m", "uvicorn", "--factory", "--host", "127.0.0.1",
+                "--port", str(port), "--workers", str(args.workers), "--log-level", "warning",
+                "--no-access-log", "carimg.app:create_app_from_env",
             ],
         }  # fmt: skip
         for name, command in servers.items():

@@ -20,7 +20,7 @@ from carimg.render._studio import env
 
 _FAR = 1e9
 GLASS_T = 0.38  # light a pane lets through (a tinted pane)
-_ALBEDO = 0.045  # charcoal upholstery and plastics
+_ALBEDO = 0.035  # charcoal upholstery and plastics
 
 
 @njit(cache=True, nogil=True)
@@ -64,6 +64,43 @@ def _box(
     if tmax < max(tmin, 0.0) or tmin < 0.0:
         return _FAR, -1
     return tmin, axis
+
+
+@njit(cache=True, nogil=True)
+def _ellipsoid(
+    ox: float,
+    oy: float,
+    oz: float,
+    dx: float,
+    dy: float,
+    dz: float,
+    cx: float,
+    cy: float,
+    cz: float,
+    ax: float,
+    ay: float,
+    az: float,
+) -> tuple[float, float]:
+    """Entry distance of a ray into an axis-aligned ellipsoid, and the z of its normal there."""
+    qx = (ox - cx) / ax
+    qy = (oy - cy) / ay
+    qz = (oz - cz) / az
+    ex = dx / ax
+    ey = dy / ay
+    ez = dz / az
+    a = ex * ex + ey * ey + ez * ez
+    b = qx * ex + qy * ey + qz * ez
+    c = qx * qx + qy * qy + qz * qz - 1.0
+    disc = b * b - a * c
+    if disc < 0.0 or a < 1e-12:
+        return _FAR, 0.0
+    t = (-b - math.sqrt(disc)) / a
+    if t < 1e-3:
+        return _FAR, 0.0
+    nx = (qx + t * ex) / ax
+    ny = (qy + t * ey) / ay
+    nz = (qz + t * ez) / az
+    return t, nz / math.sqrt(nx * nx + ny * ny + nz * nz)
 
 
 @njit(cache=True, nogil=True)
@@ -179,20 +216,20 @@ def cabin(
         back_top = belt + (0.16 if row == 0 else 0.1) * g
         for side in (-1.0, 1.0):
             yc = side * ys
-            t, ax = _box(
-                ox, oy, oz, dx, dy, dz, x_row - 0.09, x_row + 0.09, yc - 0.25, yc + 0.25,
-                belt - 0.5, back_top,
+            # a backrest with a rounded top and a headrest: ellipsoids, so no box edges show
+            zb = belt - 0.5
+            t, nz_hit = _ellipsoid(
+                ox, oy, oz, dx, dy, dz, x_row, yc, zb, 0.1, 0.25, back_top - zb
             )  # fmt: skip
             if t < best:
                 best = t
-                lum = _lit(ax, 1.0, dz, _ALBEDO)
-            hx = x_row - 0.054  # headrests sit a little behind the backrest's top
-            t, ax = _box(
-                ox, oy, oz, dx, dy, dz, hx - 0.06, hx + 0.06, yc - 0.13, yc + 0.13,
-                back_top + 0.06 * g, back_top + 0.38 * g,
+                lum = _ALBEDO * (0.45 + 0.8 * max(nz_hit, 0.0))
+            hz = back_top + 0.22 * g
+            t, nz_hit = _ellipsoid(
+                ox, oy, oz, dx, dy, dz, x_row - 0.054, yc, hz, 0.06, 0.13, 0.16 * g
             )  # fmt: skip
             if t < best:
                 best = t
-                lum = _lit(ax, 1.0, dz, _ALBEDO * 1.15)
+                lum = _ALBEDO * 1.15 * (0.45 + 0.8 * max(nz_hit, 0.0))
         x_row -= 0.88
     return lum

@@ -9,14 +9,17 @@ Measures with wrk (50 connections, loopback):
 for one carimg process (SQLite) under `carimg serve` (granian, on uvloop and on asyncio's own
 loop) and, with `--before REF`, for the tree of an earlier commit, or of a checked-out tree when
 REF is a directory (run with its `carimg serve`, `--server uvicorn` unless `--before-server`
-says otherwise or `none` for a tree without the option). `--workers N` gives nginx N worker
-processes and every carimg server `--workers N` (both using the machine's cores). Every row is
-measured once per round (nginx first), `--rounds` rounds in a row; the table gives medians, the
-ratio of medians to nginx's, and each round's ratio range. Writes it into the `## Serving`
-section of bench/RESULTS.md.
+says otherwise or `none` for a tree without the option); with `--plain-uvicorn`, also for this
+tree under plain uvicorn (`uvicorn --factory`, uvicorn's own protocol on uvloop and httptools:
+no carimg server runs it). `--workers N` gives nginx N worker processes and every carimg
+server `--workers N` (both using the machine's cores). Every row is measured once per round
+(nginx first), `--rounds` rounds in a row; the table gives medians, the ratio of medians to
+nginx's, and each round's ratio range. Writes it into the `## Serving` section of
+bench/RESULTS.md.
 
 Run: `.venv/bin/python bench/serve.py [--seconds 10] [--connections 50] [--rounds 3]
-[--before REF|DIR [--before-server uvicorn|granian|none]] [--only LABEL] [--workers N]`
+[--before REF|DIR [--before-server uvicorn|granian|none]] [--only LABEL] [--plain-uvicorn]
+[--workers N]`
 (installs wrk and nginx from Debian when missing and running as root).
 """
 
@@ -191,6 +194,10 @@ def start_server(data_dir: Path, port: int, build: Carimg, workers: int) -> subp
     command += ["--workers", str(workers)]
     if server is not None:  # a tree from before carimg served under granian only
         command += ["--server", server]
+    if build.plain_uvicorn:  # what carimg would serve at under uvicorn's public options
+        command = [sys.executable, "-m", "uvicorn", "--factory", "carimg.app:create_app_from_env"]
+        command += ["--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
+        command += ["--no-access-log", "--log-level", "warning"]
     if source is not None:
         env["PYTHONPATH"] = str(source)
     process = subprocess.Popen(command, env=env)
@@ -213,6 +220,7 @@ class Carimg:
     server: str | None = None  # `carimg serve --server` of an older tree
     source: Path | None = None
     event_loop: str = "auto"
+    plain_uvicorn: bool = False  # `uvicorn --factory` instead of `carimg serve`
 
 
 def _commit(ref: str) -> str:
@@ -334,6 +342,7 @@ def write_results(rounds: list[list[Run]], billing: list[str], args: argparse.Na
         + (f" --before {args.before}" if args.before else "")
         + (f" --before-server {args.before_server}" if args.before_server != "uvicorn" else "")
         + (f" --only {args.only!r}" if args.only else "")
+        + (" --plain-uvicorn" if args.plain_uvicorn else "")
         + (f" --workers {args.workers}" if args.workers != 1 else "")
         + f"`: wrk -t2 -c{args.connections}, loopback, {_processes(args.workers)}, the same "
         "256 px WebP bytes; every row measured once per round, the "
@@ -404,6 +413,9 @@ def main() -> None:
         "--only", help="measure only the builds whose label contains this (a quick look)"
     )
     parser.add_argument(
+        "--plain-uvicorn", action="store_true", help="also this tree under plain uvicorn"
+    )
+    parser.add_argument(
         "--workers", type=int, default=1, help="nginx and carimg worker processes (default 1)"
     )
     parser.add_argument("--prepare", type=Path, help=argparse.SUPPRESS)  # see prepare_with
@@ -417,6 +429,8 @@ def main() -> None:
         Carimg("granian"),  # on uvloop, the default
         Carimg("granian on asyncio's loop", event_loop="asyncio"),
     ]
+    if args.plain_uvicorn:
+        builds.append(Carimg("plain uvicorn", plain_uvicorn=True))
     if args.before:
         source = checkout(args.before, work / "before")
         server = None if args.before_server == "none" else args.before_server

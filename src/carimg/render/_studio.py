@@ -48,7 +48,7 @@ def _radiance(w: int, h: int) -> np.ndarray:
     walls = 0.03 + 0.25 * np.clip((u - 0.1) / 0.8, 0, 1) ** 1.5
     # the wall behind the vehicle is lit (flat bonnets and roofs mirror it); the one behind the
     # camera stays dark (the flanks mirror it)
-    walls = walls + 0.45 * _soft(u, 0.0, 0.4, 0.1) * np.clip(-f / 0.4, 0, 1)
+    walls = walls + 0.15 * _soft(u, 0.0, 0.4, 0.1) * np.clip(-f / 0.4, 0, 1)
     c = np.where(u < 0, floor, walls)
     # softboxes are flat rectangles, so their reflections keep straight, crisp edges: the
     # overhead one on the ceiling plane (u = 1), the strip on a wall facing the vehicle (f = 1)
@@ -56,8 +56,8 @@ def _radiance(w: int, h: int) -> np.ndarray:
     ahead = np.maximum(f, 1e-3)
     # the overhead box hangs right above the vehicle: a raked windscreen or rear glass seen from
     # its own end mirrors the dark ceiling beyond it, not the box
-    overhead = _soft(f / up, -0.45, 0.35, 0.04) * _soft(r / up, -0.5, 0.5, 0.04) * (u > 0.05)
-    c = c + 6.0 * overhead
+    overhead = _soft(f / up, -0.3, 0.3, 0.04) * _soft(r / up, -0.45, 0.45, 0.04) * (u > 0.05)
+    c = c + 8.0 * overhead
     strip = _soft(u / ahead, 0.15, 0.24, 0.008) * _soft(r / ahead, -1.3, 1.3, 0.05) * (f > 0.05)
     c = c + 5.0 * strip
     tall = _soft(u, 0.0, 0.72, px)

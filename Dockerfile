@@ -6,13 +6,26 @@ FROM python:3.11-slim
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    UV_PROJECT_ENVIRONMENT=/opt/carimg \
+    UV_PYTHON=/usr/local/bin/python3.11 \
+    UV_PYTHON_DOWNLOADS=never \
+    UV_NO_CACHE=1 \
+    UV_LINK_MODE=copy \
+    PATH=/opt/carimg/bin:$PATH
 
 WORKDIR /app
-COPY pyproject.toml README.md ./
+# uv, pinned with its hashes, installs exactly uv.lock: the serving dependencies, no development group.
+COPY .ci/uv-requirements.txt ./.ci/
+RUN pip install --require-hashes --no-deps -r .ci/uv-requirements.txt
+COPY pyproject.toml uv.lock README.md ./
+# The dependencies alone first: this layer is reused until uv.lock changes.
+RUN uv sync --locked --no-dev --no-install-project
 COPY src ./src
-# Compile the renderer's kernels into numba's on-disk cache once, at build time.
-RUN pip install . && python -m carimg.render.warm
+# carimg itself, then the renderer's kernels compiled into numba's on-disk cache once, at build time.
+RUN uv sync --locked --no-dev --no-editable \
+    && python -m carimg.render.warm \
+    && pip uninstall --yes uv
 
 RUN useradd --system --uid 10001 --home-dir /var/lib/carimg carimg \
     && mkdir -p /var/lib/carimg \

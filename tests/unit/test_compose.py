@@ -81,7 +81,10 @@ def test_servers_stop_gracefully_within_their_grace_period(compose: dict[str, An
 
 def test_the_dockerfile_builds_the_package_and_serves_with_a_health_check() -> None:
     dockerfile = (ROOT / "Dockerfile").read_text()
-    assert re.search(r"^RUN pip install \.", dockerfile, re.M)
+    # uv pinned by its hashes installs exactly uv.lock, without the development group.
+    assert re.search(r"^RUN pip install --require-hashes .*uv-requirements\.txt", dockerfile, re.M)
+    installs = re.findall(r"^RUN uv sync (.+)", dockerfile, re.M)
+    assert installs and all("--locked" in i and "--no-dev" in i for i in installs), installs
     assert re.search(r"^HEALTHCHECK .*\n?.*/api/health", dockerfile, re.M)
     assert re.search(r'^CMD \["carimg", "serve"', dockerfile, re.M)
     copied = re.findall(r"^COPY (.+) \./", dockerfile, re.M)

@@ -199,7 +199,7 @@ def start_server(data_dir: Path, port: int, build: Carimg, workers: int) -> subp
         command += ["--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
         command += ["--no-access-log", "--log-level", "warning"]
     if source is not None:
-        env["PYTHONPATH"] = str(source)
+        env["PYTHONPATH"] = _before(source)
     process = subprocess.Popen(command, env=env)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
@@ -210,6 +210,12 @@ def start_server(data_dir: Path, port: int, build: Carimg, workers: int) -> subp
             time.sleep(0.2)
     process.kill()
     sys.exit("carimg did not start")
+
+
+def _before(source: Path) -> str:
+    """PYTHONPATH for an older tree: its src/ first, then the caller's (where that tree's own
+    dependencies may have been installed: an older carimg needed packages this one does not)."""
+    return os.pathsep.join(filter(None, [str(source), os.environ.get("PYTHONPATH")]))
 
 
 @dataclass
@@ -264,7 +270,7 @@ def prepare_with(build: Carimg, data_dir: Path) -> list[str]:
     process of its own; the keys, one per line."""
     env = dict(os.environ)
     if build.source is not None:
-        env["PYTHONPATH"] = str(build.source)
+        env["PYTHONPATH"] = _before(build.source)
     done = subprocess.run(
         [sys.executable, __file__, "--prepare", str(data_dir)],
         env=env,

@@ -58,6 +58,7 @@ GRILLES: Final = frozenset(
         "vertical_bars",  # upright bars (waterfall)
         "oval",  # an oval or elliptic mouth
         "trapezoid",  # a wide mouth, wider at the bottom
+        "v_motion",  # a chrome V inside a trapezoid mouth, pointing down (Nissan from 2014)
     }
 )
 HEADLAMPS: Final = frozenset(
@@ -111,6 +112,8 @@ FEATURES: Final = frozenset(
         "roll_hoop",
         "headlamp_pods",  # lamps in separate pods on the wings
         "faceted",  # flat panels meeting at sharp creases (Cybertruck, Countach)
+        "grille_bar",  # a bright bar across the nose joining the head lamps (Honda's "wing")
+        "halo_rings",  # two light rings in each head lamp (BMW)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

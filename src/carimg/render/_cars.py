@@ -57,6 +57,8 @@ class _Silhouette:
         elif plan.style in ("suv", "pickup"):
             # an SUV's or pickup's bonnet stays high to a tall, upright nose
             self.nose_z = max(plan.nose_z, self.cowl_z - 0.12)
+        elif plan.style == "crossover":
+            self.nose_z = max(plan.nose_z, self.cowl_z - 0.17)  # high, not quite an SUV's
         else:
             self.nose_z = plan.nose_z
         if plan.rear in ("box",) or plan.style in ("bus", "truck"):
@@ -99,6 +101,7 @@ class _Silhouette:
             ]
         pts += [(self.cowl_s, self.cowl_z), (self.rf_s, self.roof_z)]
         drop = 0.01 + 0.03 * p.era if p.rear not in ("box", "pickup", "truck") else 0.0
+        drop += 0.05 * _crossover_wedge(p)
         if p.rear == "pickup":
             return [
                 *pts,
@@ -125,7 +128,12 @@ class _Silhouette:
         else:
             mid = (self.rf_s + self.rr_s) / 2
             pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
-        if p.rear in ("notch", "fast"):
+        if p.rear == "fast":
+            # the glass gives way to an engine lid or boot that falls on, less steeply, to the
+            # tail: one line from the roof, no flat deck
+            z_glass = p.deck_z + 0.3 * (pts[-1][1] - p.deck_z)
+            return [*pts, (self.deck_s, z_glass), (L - 0.1, p.deck_z), (L, p.deck_z - 0.1)]
+        if p.rear == "notch":
             return [*pts, (self.deck_s, p.deck_z), (L - 0.1, p.deck_z - 0.02), (L, p.deck_z - 0.12)]
         if p.rear == "hatch":
             tail_z = p.belt_z - 0.04 if p.roof != "wagon" else p.belt_z
@@ -199,6 +207,7 @@ def _half_section(
     zb: F64,
     zt: F64,
     w: F64,
+    w_low: F64,
     belt: F64,
     roof_z: float,
     tumble: float,
@@ -208,6 +217,7 @@ def _half_section(
 ) -> F64:
     """Half cross-sections (y >= 0) for every station: (S, P, 2) of (y, z), bottom to top centre.
 
+    `w` is the half width at the belt, `w_low` below it (wider over the wheels: the haunches);
     `valley` lowers the top's centre below its edges (a bonnet between raised front wings).
     """
     S = len(zb)
@@ -217,7 +227,7 @@ def _half_section(
     belt_eff = np.clip(belt, zb + rb + 0.01, np.maximum(zt - rt, zb + rb + 0.01))
     gh = np.clip((zt - rt - belt_eff) / max(roof_z - float(np.median(belt)), 0.2), 0.0, 1.2)
     inset = np.minimum(0.025, (zt - rt - belt_eff) * 0.5) * (1.0 - open_top)
-    wb = w * 0.975
+    wb = w_low * 0.975
     wbelt = w * 0.995
     wtop = wbelt - inset - tumble * w * gh
     cols: list[tuple[F64, F64]] = []
@@ -230,7 +240,7 @@ def _half_section(
     for a in np.linspace(-np.pi / 2, 0, 4, endpoint=False):
         add(wb - rb + rb * np.cos(a), zb + rb + rb * np.sin(a))
     for t in np.linspace(0, 1, 9, endpoint=False):
-        bulge = 0.012 * w * np.sin(np.pi * t)
+        bulge = (0.012 * w + 0.5 * (w_low - w)) * np.sin(np.pi * t)
         add(wb + (wbelt - wb) * t + bulge, zb + rb + (belt_eff - zb - rb) * t)
     for t in np.linspace(0, 1, 9, endpoint=False):
         ease = t if t > 0 else 0.0
@@ -391,8 +401,13 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     if L > 6:
         taper_f *= 0.3
         taper_r *= 0.3
-    w = W / 2 * (1 - taper_f - taper_r)
+    w_low = W / 2 * (1 - taper_f - taper_r)
+    # the published width is the haunches over the wheels; doors and greenhouse sit inside them
+    swell = _haunches(plan, s, wheels, arch_r)
+    w = w_low * (1.0 - float(swell.max()))
+    w_low = w_low * (1.0 - float(swell.max()) + swell)
     wedge = 0.0 if plan.style in ("van", "bus", "truck", "kei") or plan.rear == "box" else 0.03
+    wedge += 0.05 * _crossover_wedge(plan)
     belt_line = plan.belt_z + wedge * (s / L - 0.3) * (0.5 + plan.era)
     tumble = _tumblehome(plan)
     open_top = np.full_like(s, 1.0 if plan.rear == "open" else 0.0)
@@ -400,7 +415,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     if plan.has("fender_peaks"):
         # the bonnet sinks between the wings, most at the nose, back to flush at the cowl
         valley = 0.1 * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
-    half = _half_section(zb, zt, w, belt_line, sil.roof_z, tumble, rnd, open_top, valley)
+    half = _half_section(zb, zt, w, w_low, belt_line, sil.roof_z, tumble, rnd, open_top, valley)
     body = _loft(s, half, L, r_end_f, r_end_r)
     b = MeshBuilder()
     b.add_grid(body, m.BODY, wrap_v=True)
@@ -410,7 +425,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
 
     x_fw, x_rw = x_of(s_fw), x_of(s_rw)
     tyre_w = plan.tyre_w
-    w_axle = float(np.interp(s_fw, s, w))
+    w_axle = float(np.interp(s_fw, s, w_low))
     flare = 0.05 if plan.has("flared_fenders") or plan.has("separate_fenders") else 0.0
     y_w = min(plan.track / 2, w_axle * 0.99 + flare - tyre_w / 2 - 0.004)
     add_wheel(b, x_fw, y_w, R, tyre_w, plan.rim_ratio)
@@ -429,11 +444,41 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
         [
             np.interp(sx, s, zt),
             np.interp(sx, s, belt_line),
-            np.interp(sx, s, w),
+            np.interp(sx, s, w_low),
             np.interp(sx, s, zb),
         ]
     )
     return VehicleModel(mesh=b.build(), decal=decal, profile=profile)
+
+
+def _crossover_wedge(plan: BodyPlan) -> float:
+    """1 for a modern crossover, whose belt rises and roof falls towards the tail, else 0."""
+    if plan.rear != "hatch" or plan.era < 0.75:
+        return 0.0
+    if plan.style == "crossover":
+        return 1.0
+    off_road = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
+    if plan.style == "suv" and not any(plan.has(f) for f in off_road) and plan.screen_rake < 45:
+        return 0.7
+    return 0.0
+
+
+def _haunches(plan: BodyPlan, s: F64, wheels: list[float], arch_r: float) -> F64:
+    """How far the body swells over each wheel, as a fraction of the half width (0 = slab)."""
+    if plan.style in ("van", "bus", "truck", "kei") or plan.has("faceted") or plan.length > 6:
+        return np.zeros_like(s)
+    if plan.engine in ("mid", "rear"):
+        amounts = (0.02, 0.06)  # the wide rear haunches over the driven wheels
+    elif plan.style in ("coupe", "convertible") or plan.has("fender_peaks"):
+        amounts = (0.03, 0.045)
+    elif plan.roof == "box" and plan.era < 0.5:
+        amounts = (0.01, 0.01)
+    else:
+        amounts = (0.015 + 0.015 * plan.era, 0.02 + 0.02 * plan.era)
+    swell = np.zeros_like(s)
+    for sw, amount in zip(wheels, amounts, strict=True):
+        swell = np.maximum(swell, amount * np.exp(-(((s - sw) / (1.5 * arch_r)) ** 4)))
+    return swell
 
 
 def _tumblehome(plan: BodyPlan) -> float:
@@ -696,6 +741,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "vertical_bars": (0.4, 0.1, 0.2, 0.0, 0.0, 0.0, 0, 0, 2),
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
+    "v_motion": (0.4, 0.14, 0.25, -0.35, 0.0, 0.0, 0, 0, 3),
 }
 # head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)
 _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, float]] = {
@@ -828,6 +874,8 @@ def _decal_params(
     p[m.CLADDING] = (
         1.0 if plan.style in ("suv", "crossover", "pickup") and plan.grille != "none" else 0.0
     )
+    # a modern crossover's chunky black arch mouldings
+    p[m.CLADDING_W] = 0.085 if plan.style in ("suv", "crossover") and plan.era > 0.6 else 0.05
     # the sill's cladding band (10 cm) or the rocker below the door seams (6.5 cm)
     p[m.ROCKER_H] = plan.clearance + _sill_rise(plan) + (0.1 if p[m.CLADDING] else 0.065)
     if plan.rear == "pickup":
@@ -880,8 +928,12 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_SLANT] = slant
     p[m.HL_Y] = w_front - hw - 0.03
     p[m.HL_Z] = nose_z - hh - 0.035 if not big else plan.clearance + 0.55
-    if plan.headlamps in ("round", "teardrop") and plan.has("fender_peaks"):
-        p[m.HL_Z] = nose_z - hh * 0.6
+    if plan.headlamps in ("round", "oval", "teardrop") and plan.has("fender_peaks"):
+        # big lamps standing on the raised wings, either side of the sunken bonnet (911, Beetle)
+        hw, hh = hw * 1.2, hh * 1.2
+        p[m.HL_W], p[m.HL_H] = hw, hh
+        p[m.HL_Y] = w_front - hw - 0.09
+        p[m.HL_Z] = nose_z - hh * 0.35
     p[m.HL2_DY], p[m.HL2_DZ], p[m.HL2_W], p[m.HL2_H] = dy2 * scale, dz2, w2 * scale, h2 * scale
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
@@ -897,14 +949,20 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_CROSS] = cross
     p[m.GR_TYPE] = pattern
     p[m.GR_BARS] = 5.0
+    p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
+    p[m.GRILLE_BAR] = 1.0 if plan.has("grille_bar") else 0.0
+    p[m.HL_HALO] = 1.0 if plan.has("halo_rings") else 0.0
     top = p[m.HL_Z] + hh * 0.3
     p[m.GR_Z] = top - p[m.GR_H]
-    if plan.grille in ("single_frame", "spindle", "trapezoid"):
+    if plan.grille in ("single_frame", "spindle", "trapezoid", "v_motion"):
         p[m.GR_Z] = top - p[m.GR_H] * 0.8
+    if plan.has("grille_bar") and plan.grille in ("trapezoid", "single_frame"):
+        # the bar and a slim upper grille span the lamps; the big mouth sits in the bumper below
+        p[m.GR_Z] = p[m.HL_Z] - hh - 0.05 - p[m.GR_H]
     # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
     room = p[m.HL_Y] - hw - 0.03
     if (
-        plan.grille not in ("single_frame", "spindle", "trapezoid", "none")
+        plan.grille not in ("single_frame", "spindle", "trapezoid", "v_motion", "none")
         and plan.style != "pickup"
     ):
         p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))

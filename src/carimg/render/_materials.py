@@ -81,6 +81,9 @@ GR_GAP: Final = _layout.slot("gr_gap")  # half width of a body-colour divide at 
 GR_SLOTS: Final = _layout.slot("gr_slots")  # n body-colour-separated vertical slots (0 = none)
 GR_CROSS: Final = _layout.slot("gr_cross")  # 1 = a body-colour cross divides the grille
 GR_BARS: Final = _layout.slot("gr_bars")
+GR_V: Final = _layout.slot("gr_v")  # 1 = a chrome V inside the grille
+GRILLE_BAR: Final = _layout.slot("grille_bar")  # 1 = a chrome bar joins the lamps over the grille
+HL_HALO: Final = _layout.slot("hl_halo")  # 1 = two light rings in each head lamp
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
 TL_W: Final = _layout.slot("tl_w")
@@ -96,6 +99,7 @@ DOOR_N: Final = _layout.slot("door_n")
 DOOR0: Final = _layout.slot("door", MAX_DOORS)  # door seam x positions
 ROCKER_H: Final = _layout.slot("rocker_h")
 CLADDING: Final = _layout.slot("cladding")
+CLADDING_W: Final = _layout.slot("cladding_w")  # width of the band round the wheel arches
 ROOF_BLACK: Final = _layout.slot("roof_black")
 BED_FRONT: Final = _layout.slot("bed_front")  # pickup bed x range (bed_front > bed_rear), 0 if none
 BED_REAR: Final = _layout.slot("bed_rear")

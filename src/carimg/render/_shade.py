@@ -45,6 +45,18 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
 
 
 @njit(cache=True, nogil=True)
+def _halo_rings(ay: float, zs: float, decal: np.ndarray) -> float:
+    """Glow of two light rings side by side in a head lamp (BMW's twin rings)."""
+    r = min(decal[m.HL_H] * 0.8, decal[m.HL_W] * 0.42)
+    glow = 0.0
+    for side in (-1.0, 1.0):
+        dy = ay - decal[m.HL_Y] - side * decal[m.HL_W] * 0.48
+        ring = abs(math.sqrt(dy * dy + zs * zs) - r)
+        glow = max(glow, 1.0 - smooth(0.004, 0.011, ring))
+    return glow
+
+
+@njit(cache=True, nogil=True)
 def _grille(ay: float, z: float, decal: np.ndarray) -> float:
     """Signed distance to the grille outline: taper, spindle waist, kidney gap, slots, cross."""
     gh = decal[m.GR_H]
@@ -237,12 +249,30 @@ def body_decal(
         d_hl, zs = _head_lamp(ay, z, decal)
         if d_hl < aa + 0.006:
             pat = 0.0
-            if decal[m.DRL] > 0.5:
+            if decal[m.HL_HALO] > 0.5:
+                pat = _halo_rings(ay, zs, decal)
+            elif decal[m.DRL] > 0.5:
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
             if d_hl > 0.0:
                 return m.PAINT, m.BLACKGLOSS, coverage(d_hl - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_hl, aa), pat
+        if decal[m.GRILLE_BAR] > 0.5:
+            # a bright bar from lamp to lamp, level with their inner ends' top (Honda's wing)
+            zb_ = decal[m.HL_Z] + decal[m.HL_H] * 0.45 - decal[m.HL_SLANT] * decal[m.HL_W]
+            d_bar = rrect(ay, z, 0.0, zb_, decal[m.HL_Y] - decal[m.HL_W] * 0.5, 0.018, 0.012)
+            if d_bar < aa:
+                return m.PAINT, m.CHROME, coverage(d_bar, aa), 0.0
+            d_slot = rrect(ay, z, 0.0, zb_ - 0.045, decal[m.HL_Y] - decal[m.HL_W], 0.028, 0.01)
+            if d_slot < aa:
+                return m.PAINT, m.BLACKGLOSS, coverage(d_slot, aa), 0.0
         d_gr = _grille(ay, z, decal)
+        if d_gr < aa + 0.012 and decal[m.GR_V] > 0.5 and d_gr < 0.0:
+            # a chrome V from the mouth's upper corners to its bottom centre
+            gh = decal[m.GR_H]
+            v_line = z - (decal[m.GR_Z] - gh * 0.95) - ay * (1.7 * gh / max(decal[m.GR_W], 0.1))
+            d_v = abs(v_line) - 0.02
+            if d_v < aa:
+                return m.BLACKGLOSS, m.CHROME, coverage(d_v, aa), 0.0
         if d_gr < aa + 0.012:
             pattern = _grille_pattern(ay, z, decal)
             if d_gr > 0.0:
@@ -308,7 +338,7 @@ def body_decal(
             for wx in (decal[m.WHEEL_F], decal[m.WHEEL_R]):
                 dx = x - wx
                 dz = z - decal[m.AXLE_Z]
-                dd = math.sqrt(dx * dx + dz * dz) - decal[m.ARCH_R] - 0.05
+                dd = math.sqrt(dx * dx + dz * dz) - decal[m.ARCH_R] - decal[m.CLADDING_W]
                 if dz > -0.05:
                     dmin = min(dmin, dd)
             dmin = min(dmin, z - decal[m.ROCKER_H])

@@ -53,13 +53,13 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 3,
- 'hashes': {'saloon@30': 'bf79e4ccaad53e14',
-            'saloon@90': 'f74c0b191c86d477',
-            'saloon@200': 'e4e7ca7331cf1c88',
-            'off-roader@30': 'cdcd829c9b5afb52',
-            'off-roader@90': '9d2b4be9c36b5ab3',
-            'off-roader@200': 'dc1613cd72a70037',
+GOLDEN: dict[str, Any] = {'version': 4,
+ 'hashes': {'saloon@30': '79cf7ff2b84d583c',
+            'saloon@90': '8e14a2900af6a3d3',
+            'saloon@200': '42845e38e6da9189',
+            'off-roader@30': '8a0db5565d705796',
+            'off-roader@90': 'a051e2f5a6ccbc9f',
+            'off-roader@200': '8247eacfdb2c88d5',
             'truck@30': '6899ea45f3a98f15',
             'truck@90': 'ab419d9a7b852370',
             'truck@200': 'd2f75fec49832909',

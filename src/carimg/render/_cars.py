@@ -128,12 +128,12 @@ class _Silhouette:
         else:
             mid = (self.rf_s + self.rr_s) / 2
             pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
-        if p.rear == "fast":
-            # the glass gives way to an engine lid or boot that falls on, less steeply, to the
-            # tail: one line from the roof, no flat deck
+        if p.rear == "fast" and p.style != "sedan":
+            # the glass gives way to an engine lid or hatch that falls on, less steeply, to the
+            # tail: one line from the roof, no flat deck (a fastback saloon keeps its boot deck)
             z_glass = p.deck_z + 0.3 * (pts[-1][1] - p.deck_z)
             return [*pts, (self.deck_s, z_glass), (L - 0.1, p.deck_z), (L, p.deck_z - 0.1)]
-        if p.rear == "notch":
+        if p.rear in ("notch", "fast"):
             return [*pts, (self.deck_s, p.deck_z), (L - 0.1, p.deck_z - 0.02), (L, p.deck_z - 0.12)]
         if p.rear == "hatch":
             tail_z = p.belt_z - 0.04 if p.roof != "wagon" else p.belt_z
@@ -741,7 +741,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "vertical_bars": (0.4, 0.1, 0.2, 0.0, 0.0, 0.0, 0, 0, 2),
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
-    "v_motion": (0.4, 0.14, 0.25, -0.35, 0.0, 0.0, 0, 0, 3),
+    "v_motion": (0.52, 0.12, 0.25, -0.3, 0.0, 0.0, 0, 0, 3),
 }
 # head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)
 _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, float]] = {

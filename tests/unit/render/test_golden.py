@@ -53,7 +53,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 4,
+GOLDEN: dict[str, Any] = {'version': 5,
  'hashes': {'saloon@30': '79cf7ff2b84d583c',
             'saloon@90': '8e14a2900af6a3d3',
             'saloon@200': '42845e38e6da9189',

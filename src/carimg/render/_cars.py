@@ -88,7 +88,8 @@ class _Silhouette:
         p = self.plan
         L = p.length
         rnd = _roundness(p)
-        nose_drop = 0.05 + 0.09 * rnd
+        # a round body's bonnet stays high to a rounded nose (Mini, 500); others fall off more
+        nose_drop = 0.05 + 0.09 * rnd if not p.has("round_body") else 0.09
         pts = [(0.0, self.nose_z - nose_drop), (0.07 + 0.12 * rnd, self.nose_z)]
         if p.rear == "open":
             return [
@@ -141,17 +142,17 @@ class _Silhouette:
         return [*pts, (L, self.roof_z - drop - 0.05)]
 
     def _arch(self) -> list[tuple[float, float]]:
-        """A bubble roof: two quarter ellipses from the cowl up to a peak and down to the tail."""
+        """A bubble roof: one arch from the cowl, leaving it at the screen's rake, over a peak and
+        down in a quarter ellipse to a round tail."""
         p = self.plan
-        tail_z = p.belt_z - 0.02
+        tail_z = p.belt_z - 0.12  # the arch runs on below the belt into a round tail
         peak = self.cowl_s + 0.42 * (p.length - self.cowl_s)
+        rise, run = self.roof_z - self.cowl_z, peak - self.cowl_s
+        slope = math.tan(math.radians(p.screen_rake))
+        power = float(np.clip(slope * run / max(rise, 0.05), 1.3, 4.0))
         pts = []
         for t in np.linspace(0.0, 1.0, 12):
-            angle = math.pi / 2 * t
-            pts.append(
-                (peak - (peak - self.cowl_s) * math.cos(angle),
-                 self.cowl_z + (self.roof_z - self.cowl_z) * math.sin(angle))
-            )  # fmt: skip
+            pts.append((self.cowl_s + run * t, self.cowl_z + rise * (1 - (1 - t) ** power)))
         for t in np.linspace(0.0, 1.0, 12)[1:]:
             angle = math.pi / 2 * t
             pts.append(
@@ -360,6 +361,8 @@ def _arch_gap(plan: BodyPlan) -> float:
         return 0.045
     if plan.style in ("bus", "truck"):
         return 0.06
+    if plan.era > 0.6:
+        return 0.028  # modern cars: big wheels filling their arches
     return 0.035 if plan.clearance < 0.13 else 0.045
 
 
@@ -928,6 +931,12 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_SLANT] = slant
     p[m.HL_Y] = w_front - hw - 0.03
     p[m.HL_Z] = nose_z - hh - 0.035 if not big else plan.clearance + 0.55
+    if plan.headlamps in ("round", "oval") and plan.has("round_body"):
+        # big, upright lamps filling the nose's corners (Mini, 500, New Beetle)
+        hw, hh = hw * 1.25, hh * 1.25
+        p[m.HL_W], p[m.HL_H] = hw, hh
+        p[m.HL_Y] = w_front - hw - 0.04
+        p[m.HL_Z] = nose_z - hh - 0.01
     if plan.headlamps in ("round", "oval", "teardrop") and plan.has("fender_peaks"):
         # big lamps standing on the raised wings, either side of the sunken bonnet (911, Beetle)
         hw, hh = hw * 1.2, hh * 1.2
@@ -966,6 +975,11 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         and plan.style != "pickup"
     ):
         p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))
+    if plan.grille in ("trapezoid", "v_motion", "single_frame") and not plan.has("grille_bar"):
+        # its top stays clear of the lamps' inner ends: lamps biting into a mouth's top corners
+        # make an hourglass, which every judge read as Lexus's spindle
+        top_w = max(room, 0.08) / max(1.0 - p[m.GR_TAPER], 0.5)
+        p[m.GR_W] = min(p[m.GR_W], top_w)
     p[m.LI_Z] = plan.clearance + 0.16
     p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)
     p[m.LI_H] = 0.05 if plan.grille != "none" else 0.075

@@ -399,8 +399,12 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     zb = np.minimum(zb, zt - 0.08)
     # plan view: rounded corners front and back
     pr_f, pr_r = 0.35 + 0.45 * rnd, 0.3 + 0.35 * rnd
+    tail_in = 0.03 + 0.08 * rnd
+    if plan.rear in ("notch", "fast") and plan.style not in ("pickup", "truck"):
+        # a car's tail narrows in plan towards a rounded end, not a flat box back
+        pr_r, tail_in = pr_r + 0.2, tail_in + 0.03
     taper_f = (0.04 + 0.12 * rnd) * np.clip(1 - s / pr_f, 0, 1) ** 2
-    taper_r = (0.03 + 0.08 * rnd) * np.clip(1 - (L - s) / pr_r, 0, 1) ** 2
+    taper_r = tail_in * np.clip(1 - (L - s) / pr_r, 0, 1) ** 2
     if L > 6:
         taper_f *= 0.3
         taper_r *= 0.3

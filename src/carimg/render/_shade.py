@@ -305,6 +305,9 @@ def body_decal(
             d_tl = min(d_tl, d_bar)
         if d_tl < aa + 0.006:
             inner = 1.0 - smooth(0.004, 0.014, abs(zt_ + decal[m.TL_H] * 0.2))
+            if decal[m.DRL] > 0.5:
+                # a modern lamp's LED signature: a lit line tracing its outline just inside it
+                inner = 1.0 - smooth(0.003, 0.01, abs(d_tl + 0.016))
             if d_tl > 0.0:
                 return m.PAINT, m.BLACKGLOSS, coverage(d_tl - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.TAILLIGHT, coverage(d_tl, aa), inner

@@ -53,16 +53,16 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 6,
- 'hashes': {'saloon@30': '43e3eb657b643918',
-            'saloon@90': '1385a13479a018ba',
-            'saloon@200': 'be11fc3760d388ee',
+GOLDEN: dict[str, Any] = {'version': 7,
+ 'hashes': {'saloon@30': '5761dc49c3732714',
+            'saloon@90': 'c48851367ad27ec1',
+            'saloon@200': '2ddfe680441f1846',
             'off-roader@30': '8a0db5565d705796',
-            'off-roader@90': 'a051e2f5a6ccbc9f',
-            'off-roader@200': '8247eacfdb2c88d5',
+            'off-roader@90': '5b70b11d25e9068f',
+            'off-roader@200': '5782c883c633817e',
             'truck@30': '6899ea45f3a98f15',
-            'truck@90': 'ab419d9a7b852370',
-            'truck@200': 'd2f75fec49832909',
+            'truck@90': 'e35be94b6b29bd8a',
+            'truck@200': 'eeb72ad76a31a021',
             'motorcycle@30': '2ad5e5ff18e18129',
             'motorcycle@90': '66f2528ba8c7851b',
             'motorcycle@200': '618c3fdba326f103'}}  # fmt: skip

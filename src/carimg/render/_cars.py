@@ -963,6 +963,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_TYPE] = pattern
     p[m.GR_BARS] = 5.0
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
+    if p[m.GR_V]:
+        # a wide, shallow V whose upper corners meet the lamps' inner ends (an Alfa shield is
+        # narrow and tall)
+        p[m.GR_W] = max(p[m.HL_Y] - hw * 0.8, 0.3)
     p[m.GRILLE_BAR] = 1.0 if plan.has("grille_bar") else 0.0
     p[m.HL_HALO] = 1.0 if plan.has("halo_rings") else 0.0
     top = p[m.HL_Z] + hh * 0.3
@@ -979,7 +983,11 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         and plan.style != "pickup"
     ):
         p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))
-    if plan.grille in ("trapezoid", "v_motion", "single_frame") and not plan.has("grille_bar"):
+    if (
+        plan.grille in ("trapezoid", "single_frame")
+        and not plan.has("grille_bar")
+        and plan.style != "pickup"
+    ):
         # its top stays clear of the lamps' inner ends: lamps biting into a mouth's top corners
         # make an hourglass, which every judge read as Lexus's spindle
         top_w = max(room, 0.08) / max(1.0 - p[m.GR_TAPER], 0.5)

@@ -53,7 +53,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 7,
+GOLDEN: dict[str, Any] = {'version': 8,
  'hashes': {'saloon@30': '5761dc49c3732714',
             'saloon@90': 'c48851367ad27ec1',
             'saloon@200': '2ddfe680441f1846',

@@ -91,7 +91,7 @@ def _v_line(ay: float, z: float, decal: np.ndarray) -> float:
     """Signed distance above the V from a mouth's bottom centre to its upper corners."""
     gh = decal[m.GR_H]
     k = 1.7 * gh / max(decal[m.GR_W], 0.1)
-    return (z - (decal[m.GR_Z] - gh * 0.95) - ay * k) / math.sqrt(1.0 + k * k)
+    return float((z - (decal[m.GR_Z] - gh * 0.95) - ay * k) / math.sqrt(1.0 + k * k))
 
 
 @njit(cache=True, nogil=True)

@@ -37,8 +37,10 @@ def _roundness(plan: BodyPlan) -> float:
         return 1.0
     if plan.has("faceted") or plan.screen_rake >= 50 or plan.style in ("bus", "truck"):
         return 0.0  # an upright screen goes with slab sides and tight edges (G, Defender, vans)
+    if _crossover_wedge(plan) > 0.0:
+        return 0.3 + 0.3 * plan.era  # a modern road SUV is sculpted, not a box
     if plan.style in ("suv", "pickup", "van") or plan.roof == "box":
-        return 0.1 + 0.25 * plan.era  # trucks and SUVs keep crisp, squared-off edges
+        return 0.1 + 0.25 * plan.era  # trucks and off-roaders keep crisp, squared-off edges
     return 0.3 + 0.4 * plan.era
 
 
@@ -750,6 +752,13 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
     "v_motion": (0.52, 0.12, 0.25, -0.3, 0.0, 0.0, 0, 0, 3),
 }
+# a make's own infill for a mesh or honeycomb mouth (0 bars, 1 mesh, 3 honeycomb): Ford's bars;
+# honeycomb stays with the makes that wear it, so it stops reading as Toyota or Lexus everywhere
+_GRILLE_INFILL_BY_MAKE: dict[tuple[str, int], int] = {
+    ("ford", 1): 0,
+    ("ford", 3): 0,
+    **{(make, 3): 1 for make in ("renault", "peugeot", "kia", "hyundai", "chevrolet", "nissan")},
+}
 # head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)
 _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, float]] = {
     "round": (0.095, 0.095, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
@@ -834,7 +843,8 @@ def _decal_params(
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
     p[m.PILLAR_W] = 0.075 if L < 6 else 0.12
-    p[m.WIN_TOP_INSET] = 0.045 if L < 6 else 0.3
+    # the roof rail shows as a band of paint over the side glass, wider on modern cars
+    p[m.WIN_TOP_INSET] = 0.045 + 0.03 * e if L < 6 else 0.3
     p[m.WIN_BOTTOM] = 0.012
     pillars: list[float] = []
     span = win_rear_s - win_front_s
@@ -868,6 +878,8 @@ def _decal_params(
         ]
     elif plan.has("sliding_doors"):
         seams = [s_a + 0.03, s_a + 1.0, s_a + 1.07, s_a + 1.95]
+        # the sliding door's rail runs back along the rear quarter under the glass
+        p[m.SLIDE_RAIL] = x_of(s_a + 1.95)
     else:
         b_pos = pillars[0] if pillars else s_a + 1.0
         seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
@@ -960,7 +972,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_GAP] = gap
     p[m.GR_SLOTS] = slots
     p[m.GR_CROSS] = cross
-    p[m.GR_TYPE] = pattern
+    p[m.GR_TYPE] = _GRILLE_INFILL_BY_MAKE.get((plan.make, pattern), pattern)
     p[m.GR_BARS] = 5.0
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
     if p[m.GR_V]:

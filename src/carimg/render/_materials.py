@@ -84,6 +84,7 @@ GR_BARS: Final = _layout.slot("gr_bars")
 GR_V: Final = _layout.slot("gr_v")  # 1 = a chrome V inside the grille
 GRILLE_BAR: Final = _layout.slot("grille_bar")  # 1 = a chrome bar joins the lamps over the grille
 HL_HALO: Final = _layout.slot("hl_halo")  # 1 = two light rings in each head lamp
+SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail starts, 0 none
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
 TL_W: Final = _layout.slot("tl_w")

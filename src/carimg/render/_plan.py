@@ -42,6 +42,7 @@ _REAR_OF_ROOF = {
 class BodyPlan:
     """Everything the car geometry and its decals are built from (metres, degrees)."""
 
+    make: str
     style: str
     length: float
     width: float
@@ -241,6 +242,7 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
         bed = g.bed_length or (1700 if g.cab == "crew" else 2000)
         roof_end = min(roof_end, length - bed - 150 - rear_axle_s)
     return BodyPlan(
+        make=g.make,
         style=style,
         length=length / 1000,
         width=g.width / 1000,

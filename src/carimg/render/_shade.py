@@ -362,6 +362,11 @@ def body_decal(
             d_f = abs(rrect(x, z, xf, zf, 0.085, 0.085, 0.03)) - 0.002
             if d_f < aa and zf < belt - 0.1:
                 return m.PAINT, m.UNDER, coverage(d_f, aa) * 0.85, 0.0
+        rail = decal[m.SLIDE_RAIL]
+        if rail != 0.0 and decal[m.X_REAR] + 0.3 < x < rail:
+            d_rail = abs(z - (belt - 0.04)) - 0.009
+            if d_rail < aa:
+                return m.PAINT, m.TRIM, coverage(d_rail, aa), 0.0
         # door seams and handles
         seam = 1e9
         nd = int(decal[m.DOOR_N])

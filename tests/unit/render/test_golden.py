@@ -53,13 +53,13 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 8,
- 'hashes': {'saloon@30': '5761dc49c3732714',
-            'saloon@90': 'c48851367ad27ec1',
-            'saloon@200': '2ddfe680441f1846',
-            'off-roader@30': '8a0db5565d705796',
-            'off-roader@90': '5b70b11d25e9068f',
-            'off-roader@200': '5782c883c633817e',
+GOLDEN: dict[str, Any] = {'version': 9,
+ 'hashes': {'saloon@30': '0f51e870198ed649',
+            'saloon@90': '056290feb05476cf',
+            'saloon@200': '22eca0565ed4fc87',
+            'off-roader@30': '5c85bbeb6fb0b560',
+            'off-roader@90': '597bd2515b07e12f',
+            'off-roader@200': '7da6a8adefeab898',
             'truck@30': '6899ea45f3a98f15',
             'truck@90': 'e35be94b6b29bd8a',
             'truck@200': 'eeb72ad76a31a021',

@@ -84,6 +84,7 @@ TAILLAMPS: Final = frozenset(
         "bar",  # one light bar across the tail
         "slim",  # slim horizontal lamps
         "wrap",  # wrapping round the rear corner
+        "tri_bar",  # three upright bars side by side each side (Mustang)
     }
 )
 FEATURES: Final = frozenset(
@@ -114,6 +115,7 @@ FEATURES: Final = frozenset(
         "faceted",  # flat panels meeting at sharp creases (Cybertruck, Countach)
         "grille_bar",  # a bright bar across the nose joining the head lamps (Honda's "wing")
         "halo_rings",  # two light rings in each head lamp (BMW)
+        "fang_drl",  # a day-time light dropping from each lamp down the bumper (Peugeot)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

@@ -781,6 +781,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "bar": (0.16, 0.035, 0.6, 0.0, 1.0),
     "slim": (0.22, 0.03, 0.6, 0.0, 0.0),
     "wrap": (0.2, 0.06, 0.4, 0.0, 0.0),
+    "tri_bar": (0.15, 0.1, 0.3, 0.0, 0.0),
 }
 
 
@@ -981,6 +982,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_W] = max(p[m.HL_Y] - hw * 0.8, 0.3)
     p[m.GRILLE_BAR] = 1.0 if plan.has("grille_bar") else 0.0
     p[m.HL_HALO] = 1.0 if plan.has("halo_rings") else 0.0
+    p[m.HL_FANG] = 1.0 if plan.has("fang_drl") else 0.0
+    p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     top = p[m.HL_Z] + hh * 0.3
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in ("single_frame", "spindle", "trapezoid", "v_motion"):

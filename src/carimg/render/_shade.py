@@ -41,6 +41,10 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
         d = min(d, rrect(ay, zs, y2, decal[m.HL2_DZ], decal[m.HL2_W], h2, r2))
     if decal[m.HL_BAR] > 0.5:
         d = min(d, rrect(ay, zs, 0.0, decal[m.HL_H] * 0.3, decal[m.HL_Y], 0.01, 0.008))
+    if decal[m.HL_FANG] > 0.5:
+        # a day-time light dropping from the lamp's outer end down the bumper (Peugeot's fang)
+        y_f = decal[m.HL_Y] + decal[m.HL_W] * 0.55
+        d = min(d, rrect(ay, zs, y_f, -decal[m.HL_H] - 0.09, 0.013, 0.1, 0.01))
     return d, zs
 
 
@@ -259,7 +263,9 @@ def body_decal(
         d_hl, zs = _head_lamp(ay, z, decal)
         if d_hl < aa + 0.006:
             pat = 0.0
-            if decal[m.HL_HALO] > 0.5:
+            if decal[m.HL_FANG] > 0.5 and zs < -decal[m.HL_H]:
+                pat = 1.0  # the fang is all light
+            elif decal[m.HL_HALO] > 0.5:
                 pat = _halo_rings(ay, zs, decal)
             elif decal[m.DRL] > 0.5:
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
@@ -302,6 +308,13 @@ def body_decal(
         zt_ = z - decal[m.TL_Z]
         tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
         d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
+        if decal[m.TL_TRI] > 0.5:
+            # three upright bars side by side (Mustang)
+            bar_w = decal[m.TL_W] * 0.22
+            d_tl = 1e9
+            for step in (-1.0, 0.0, 1.0):
+                y_k = decal[m.TL_Y] + step * decal[m.TL_W] * 0.66
+                d_tl = min(d_tl, rrect(ay, zt_, y_k, 0.0, bar_w, decal[m.TL_H], bar_w * 0.5))
         if decal[m.TL2_DY] != 0.0:
             d_tl = min(
                 d_tl,

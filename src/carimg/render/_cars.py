@@ -122,8 +122,12 @@ class _Silhouette:
                 (self.rr_s + 0.09, frame),
                 (L, frame),
             ]
+        if p.roof == "bubble" and (p.has("separate_fenders") or p.style == "minivan"):
+            # the New Beetle's and a one-box MPV's bonnet, screen and roof are one arch from the
+            # nose over the peak to the tail
+            return [pts[0], *self._arch(*pts[1], power=2.2)]
         if p.roof == "bubble":
-            return [*pts[:-1], *self._arch()]
+            return [*pts[:-1], *self._arch(self.cowl_s, self.cowl_z)]
         if p.rear == "fast":
             # a fastback's roof peaks over the front seats and falls away in one line
             peak = self.rf_s + 0.3 * (self.rr_s - self.rf_s)
@@ -143,18 +147,19 @@ class _Silhouette:
             return [*pts, (self.deck_s, p.belt_z + 0.03), (L, tail_z)]
         return [*pts, (L, self.roof_z - drop - 0.05)]
 
-    def _arch(self) -> list[tuple[float, float]]:
-        """A bubble roof: one arch from the cowl, leaving it at the screen's rake, over a peak and
-        down in a quarter ellipse to a round tail."""
+    def _arch(self, s0: float, z0: float, power: float = 0.0) -> list[tuple[float, float]]:
+        """A bubble roof: one arch from (s0, z0) rising as 1 - (1 - t)^power (by default leaving
+        it at the screen's rake), over a peak and down in a quarter ellipse to a round tail."""
         p = self.plan
         tail_z = p.belt_z - 0.12  # the arch runs on below the belt into a round tail
         peak = self.cowl_s + 0.42 * (p.length - self.cowl_s)
-        rise, run = self.roof_z - self.cowl_z, peak - self.cowl_s
-        slope = math.tan(math.radians(p.screen_rake))
-        power = float(np.clip(slope * run / max(rise, 0.05), 1.3, 4.0))
+        rise, run = self.roof_z - z0, peak - s0
+        if power <= 0.0:
+            slope = math.tan(math.radians(p.screen_rake))
+            power = float(np.clip(slope * run / max(rise, 0.05), 1.3, 4.0))
         pts = []
         for t in np.linspace(0.0, 1.0, 12):
-            pts.append((self.cowl_s + run * t, self.cowl_z + rise * (1 - (1 - t) ** power)))
+            pts.append((s0 + run * t, z0 + rise * (1 - (1 - t) ** power)))
         for t in np.linspace(0.0, 1.0, 12)[1:]:
             angle = math.pi / 2 * t
             pts.append(

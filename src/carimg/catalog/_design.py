@@ -85,6 +85,7 @@ TAILLAMPS: Final = frozenset(
         "slim",  # slim horizontal lamps
         "wrap",  # wrapping round the rear corner
         "tri_bar",  # three upright bars side by side each side (Mustang)
+        "c_shape",  # a C-shaped band opening towards the centre (Civic from 2016)
     }
 )
 FEATURES: Final = frozenset(
@@ -116,6 +117,7 @@ FEATURES: Final = frozenset(
         "grille_bar",  # a bright bar across the nose joining the head lamps (Honda's "wing")
         "halo_rings",  # two light rings in each head lamp (BMW)
         "fang_drl",  # a day-time light dropping from each lamp down the bumper (Peugeot)
+        "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

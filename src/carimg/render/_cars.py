@@ -787,6 +787,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "slim": (0.22, 0.03, 0.6, 0.0, 0.0),
     "wrap": (0.2, 0.06, 0.4, 0.0, 0.0),
     "tri_bar": (0.15, 0.1, 0.3, 0.0, 0.0),
+    "c_shape": (0.2, 0.08, 0.5, 0.0, 0.0),
 }
 
 
@@ -886,6 +887,8 @@ def _decal_params(
         seams = [s_a + 0.03, s_a + 1.0, s_a + 1.07, s_a + 1.95]
         # the sliding door's rail runs back along the rear quarter under the glass
         p[m.SLIDE_RAIL] = x_of(s_a + 1.95)
+        if plan.has("belt_drop"):
+            p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(s_a + 2.05), 0.08
     else:
         b_pos = pillars[0] if pillars else s_a + 1.0
         seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
@@ -989,6 +992,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_HALO] = 1.0 if plan.has("halo_rings") else 0.0
     p[m.HL_FANG] = 1.0 if plan.has("fang_drl") else 0.0
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
+    p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
     top = p[m.HL_Z] + hh * 0.3
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in ("single_frame", "spindle", "trapezoid", "v_motion"):

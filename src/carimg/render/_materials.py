@@ -87,6 +87,9 @@ HL_HALO: Final = _layout.slot("hl_halo")  # 1 = two light rings in each head lam
 SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail starts, 0 none
 HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each lamp's outer end
 TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright bars
+TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre
+BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
+BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
 TL_W: Final = _layout.slot("tl_w")

@@ -196,6 +196,9 @@ def body_decal(
         edge = min(w - 0.06 - ay, min(decal[m.BED_FRONT] - x, x - decal[m.BED_REAR]))
         return m.PAINT, m.TRIM, coverage(sd, aa), 1.0 - smooth(0.0, 0.25, edge)
     in_gh_x = decal[m.X_GH_END] - 0.02 < x < decal[m.X_A] + 0.03
+    if decal[m.BELT_DROP] > 0.0 and any_ > 0.5 and x < decal[m.BELT_DROP_X]:
+        # the side glass steps down at the rear quarter (the Odyssey's lightning bolt)
+        belt -= decal[m.BELT_DROP] * smooth(decal[m.BELT_DROP_X], decal[m.BELT_DROP_X] - 0.1, x)
     if z > belt + 0.004 and in_gh_x and decal[m.CABIN_FRONT] == 0.0:
         pillar_mat = m.BLACKGLOSS if decal[m.PILLAR_BLACK] > 0.5 else m.PAINT
         if any_ > 0.5:
@@ -308,6 +311,11 @@ def body_decal(
         zt_ = z - decal[m.TL_Z]
         tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
         d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
+        if decal[m.TL_C] > 0.5:
+            # a C-shaped band: the lamp's outline less an inner cut opening towards the centre
+            w_c, h_c = decal[m.TL_W], decal[m.TL_H]
+            cut = rrect(ay, zt_, decal[m.TL_Y] - w_c * 0.3, 0.0, w_c * 0.85, h_c * 0.45, h_c * 0.4)
+            d_tl = max(d_tl, -cut)
         if decal[m.TL_TRI] > 0.5:
             # three upright bars side by side (Mustang)
             bar_w = decal[m.TL_W] * 0.22

@@ -1,0 +1,83 @@
+"""Signature shapes and graphics: each word of the design vocabulary reaches the model it names."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+
+from carimg.catalog import parse_generation
+from carimg.render import _materials as m
+from carimg.render._cars import _Silhouette, build_from_plan
+from carimg.render._model import VehicleModel
+from carimg.render._plan import _plan_from_record
+
+HATCH: dict[str, Any] = {
+    "make": "signature", "model": "hatch", "generation": "S1", "years": [2016, 2022],
+    "body": "hatchback", "doors": 5, "length": 4300, "width": 1800, "height": 1450,
+    "wheelbase": 2650, "track_f": 1550, "track_r": 1550, "clearance": 140,
+    "tyre": "225/45R17", "grille": "bars", "headlamps": "swept", "taillamps": "rect",
+    "roof": "hatch", "source": "maker specification sheet",
+}  # fmt: skip
+
+
+def model_of(**changes: Any) -> VehicleModel:
+    record = parse_generation({**HATCH, **changes})
+    return build_from_plan(_plan_from_record(record, 2020))
+
+
+def body_half_width_at(model: VehicleModel, x: float) -> float:
+    """Half width of the body shell's vertices within 2 cm of x."""
+    verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
+    near = verts[np.abs(verts[:, 0] - x) < 0.02]
+    return float(np.abs(near[:, 1]).max())
+
+
+@pytest.mark.parametrize(
+    ("changes", "slot"),
+    [
+        ({"features": ["grille_bar"]}, m.GRILLE_BAR),
+        ({"features": ["halo_rings"]}, m.HL_HALO),
+        ({"features": ["fang_drl"]}, m.HL_FANG),
+        ({"grille": "v_motion"}, m.GR_V),
+        ({"taillamps": "tri_bar"}, m.TL_TRI),
+        ({"taillamps": "c_shape"}, m.TL_C),
+        ({"body": "minivan", "roof": "van", "features": ["sliding_doors", "belt_drop"]},
+         m.BELT_DROP),
+    ],
+)  # fmt: skip
+def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
+    assert model_of().decal[slot] == 0.0
+    assert model_of(**changes).decal[slot] > 0.0
+
+
+def test_the_published_width_is_taken_at_the_haunches_over_the_wheels() -> None:
+    coupe = model_of(body="coupe", doors=2, roof="fastback", engine="rear")
+    half = HATCH["width"] / 2000
+    rear_wheel = float(coupe.decal[m.WHEEL_R])
+    middle = (float(coupe.decal[m.WHEEL_F]) + rear_wheel) / 2
+    assert body_half_width_at(coupe, rear_wheel) == pytest.approx(half, rel=0.02)
+    assert body_half_width_at(coupe, middle) < half * 0.96
+
+
+def test_a_fastback_coupes_roof_falls_to_its_tail_but_a_fastback_saloon_keeps_a_deck() -> None:
+    for body, doors, falls in (("coupe", 2, True), ("sedan", 4, False)):
+        record = parse_generation({**HATCH, "body": body, "doors": doors, "roof": "fastback"})
+        silhouette = _Silhouette(_plan_from_record(record, 2020))
+        heights = dict(silhouette.points())
+        length = silhouette.plan.length
+        deck_fall = heights[silhouette.deck_s] - heights[length - 0.1]
+        assert (deck_fall > 0.05) is falls
+
+
+def test_a_mouth_stays_clear_of_the_lamps_inner_ends() -> None:
+    decal = model_of(grille="trapezoid").decal
+    top_half_width = decal[m.GR_W] * (1 - decal[m.GR_TAPER])
+    assert top_half_width <= decal[m.HL_Y] - decal[m.HL_W]
+
+
+def test_a_pickups_mouth_keeps_its_full_width() -> None:
+    pickup = model_of(body="pickup", roof="cab", grille="trapezoid", cab="crew", length=5300)
+    decal = pickup.decal
+    assert decal[m.GR_W] * (1 - decal[m.GR_TAPER]) > decal[m.HL_Y] - decal[m.HL_W]

@@ -118,6 +118,8 @@ FEATURES: Final = frozenset(
         "halo_rings",  # two light rings in each head lamp (BMW)
         "fang_drl",  # a day-time light dropping from each lamp down the bumper (Peugeot)
         "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)
+        "wing_turrets",  # indicator pods standing on the front wings (G-Class)
+        "tridion",  # a contrasting safety-cell frame round the cabin and behind the doors (smart)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

@@ -631,6 +631,20 @@ def _add_features(
                 m.TRIM,
                 mirror_y=True,
             )
+    if plan.has("wing_turrets"):
+        # the indicator pods standing on the front wings' tops, just behind the lamps
+        s_t = 0.22
+        yy = float(np.interp(s_t, s, w)) - 0.08
+        z = float(np.interp(s_t, s, zt))
+        b.add_grid(
+            rounded_box(
+                (x_of(s_t + 0.05), yy - 0.03, z - 0.01),
+                (x_of(s_t - 0.04), yy + 0.03, z + 0.06),
+                0.4,
+            ),
+            m.HEADLIGHT,
+            mirror_y=True,
+        )
     if plan.has("bull_bar"):
         xf = x_of(0.0) - 0.02
         z0, z1 = plan.clearance + 0.15, plan.nose_z - 0.05
@@ -824,7 +838,8 @@ def _decal_params(
         # the greenhouse runs onto the tail's end cap (box and hatch rears): include it, or the
         # rear window of an SUV, van or bus would be painted over
         p[m.X_GH_END] = x_of(L) - 0.25
-    p[m.PILLAR_BLACK] = 1.0 if plan.roof == "floating" or plan.era > 0.75 else 0.0
+    dark_pillars = plan.roof == "floating" or plan.era > 0.75 or plan.has("tridion")
+    p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
     p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
     p[m.DRL] = 1.0 if e > 0.6 else 0.0
     # side windows and pillars
@@ -894,6 +909,9 @@ def _decal_params(
         seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
         if plan.rear == "pickup":
             seams[2] = min(seams[2], sil.rr_s - 0.08)
+    if plan.has("tridion"):
+        # the safety cell's contrasting band rises behind the doors to the roof
+        p[m.TRIDION_X] = x_of(seams[-1] + 0.02)
     p[m.DOOR_N] = min(len(seams), m.MAX_DOORS)
     for k, ss in enumerate(seams[: m.MAX_DOORS]):
         p[m.DOOR0 + k] = x_of(ss)

@@ -90,6 +90,7 @@ TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright ba
 TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre
 BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
 BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
+TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
 TL_W: Final = _layout.slot("tl_w")

@@ -383,6 +383,12 @@ def body_decal(
             d_f = abs(rrect(x, z, xf, zf, 0.085, 0.085, 0.03)) - 0.002
             if d_f < aa and zf < belt - 0.1:
                 return m.PAINT, m.UNDER, coverage(d_f, aa) * 0.85, 0.0
+        x_t = decal[m.TRIDION_X]
+        if x_t != 0.0 and z > decal[m.ROCKER_H] - 0.08:
+            # the smart's contrasting safety cell: a band behind the doors, and the sill
+            d_t = min(abs(x - x_t + 0.11) - 0.11, z - decal[m.ROCKER_H])
+            if d_t < aa:
+                return m.PAINT, m.BLACKGLOSS, coverage(d_t, aa), 0.0
         rail = decal[m.SLIDE_RAIL]
         if rail != 0.0 and decal[m.X_REAR] + 0.3 < x < rail:
             d_rail = abs(z - (belt - 0.04)) - 0.009

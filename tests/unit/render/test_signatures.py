@@ -45,11 +45,19 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"taillamps": "c_shape"}, m.TL_C),
         ({"body": "minivan", "roof": "van", "features": ["sliding_doors", "belt_drop"]},
          m.BELT_DROP),
+        ({"features": ["tridion"]}, m.TRIDION_X),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
     assert model_of().decal[slot] == 0.0
-    assert model_of(**changes).decal[slot] > 0.0
+    assert model_of(**changes).decal[slot] != 0.0
+
+
+def test_wing_turrets_stand_on_the_front_wings() -> None:
+    def lamp_triangles(model: VehicleModel) -> int:
+        return int((model.mesh.mats == m.HEADLIGHT).sum())
+
+    assert lamp_triangles(model_of(features=["wing_turrets"])) > lamp_triangles(model_of())
 
 
 def test_the_published_width_is_taken_at_the_haunches_over_the_wheels() -> None:

@@ -959,6 +959,11 @@ def _decal_params(
     return p
 
 
+def _place_lamp(p: F64, hw: float, hh: float, y: float, z: float) -> None:
+    """Set the head lamp's half sizes and its centre (front-view |y|, z)."""
+    p[m.HL_W], p[m.HL_H], p[m.HL_Y], p[m.HL_Z] = hw, hh, y, z
+
+
 def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> None:
     """Head lamps, grille, intake and tail lamps in front/rear-view coordinates (|y|, z)."""
     L = plan.length
@@ -977,15 +982,11 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     if plan.headlamps in ("round", "oval") and plan.has("round_body"):
         # big, upright lamps filling the nose's corners (Mini, 500, New Beetle)
         hw, hh = hw * 1.25, hh * 1.25
-        p[m.HL_W], p[m.HL_H] = hw, hh
-        p[m.HL_Y] = w_front - hw - 0.04
-        p[m.HL_Z] = nose_z - hh - 0.01
+        _place_lamp(p, hw, hh, w_front - hw - 0.04, nose_z - hh - 0.01)
     if plan.headlamps in ("round", "oval", "teardrop") and plan.has("fender_peaks"):
         # big lamps standing on the raised wings, either side of the sunken bonnet (911, Beetle)
         hw, hh = hw * 1.2, hh * 1.2
-        p[m.HL_W], p[m.HL_H] = hw, hh
-        p[m.HL_Y] = w_front - hw - 0.09
-        p[m.HL_Z] = nose_z - hh * 0.35
+        _place_lamp(p, hw, hh, w_front - hw - 0.09, nose_z - hh * 0.35)
     p[m.HL2_DY], p[m.HL2_DZ], p[m.HL2_W], p[m.HL2_H] = dy2 * scale, dz2, w2 * scale, h2 * scale
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]

@@ -89,3 +89,31 @@ def test_a_pickups_mouth_keeps_its_full_width() -> None:
     pickup = model_of(body="pickup", roof="cab", grille="trapezoid", cab="crew", length=5300)
     decal = pickup.decal
     assert decal[m.GR_W] * (1 - decal[m.GR_TAPER]) > decal[m.HL_Y] - decal[m.HL_W]
+
+
+def test_a_makes_own_infill_replaces_the_vocabularys() -> None:
+    ford = model_of(make="ford", grille="trapezoid").decal
+    toyota = model_of(make="toyota", grille="trapezoid").decal
+    assert (ford[m.GR_TYPE], toyota[m.GR_TYPE]) == (0.0, 3.0)  # bars, honeycomb
+
+
+def test_a_grille_bar_puts_the_mouth_below_the_lamps() -> None:
+    decal = model_of(grille="trapezoid", features=["grille_bar"]).decal
+    assert decal[m.GR_Z] + decal[m.GR_H] < decal[m.HL_Z] - decal[m.HL_H]
+
+
+@pytest.mark.parametrize("feature", ["round_body", "fender_peaks"])
+def test_round_lamps_grow_on_a_round_body_or_raised_wings(feature: str) -> None:
+    plain = model_of(headlamps="round").decal
+    grown = model_of(headlamps="round", features=[feature]).decal
+    assert grown[m.HL_W] > plain[m.HL_W] * 1.15
+
+
+def test_a_modern_crossovers_belt_rises_towards_the_tail_more_than_an_estates() -> None:
+    def belt_rise(model: VehicleModel) -> float:
+        belt = model.profile[1]
+        return float(belt[len(belt) // 5] - belt[-len(belt) // 5])  # rear minus front
+
+    crossover = model_of(body="crossover", height=1600, clearance=180)
+    estate = model_of(body="wagon", roof="wagon")
+    assert belt_rise(crossover) > belt_rise(estate) + 0.03

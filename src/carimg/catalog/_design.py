@@ -120,6 +120,10 @@ FEATURES: Final = frozenset(
         "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)
         "wing_turrets",  # indicator pods standing on the front wings (G-Class)
         "tridion",  # a contrasting safety-cell frame round the cabin and behind the doors (smart)
+        "kamm_glass",  # a cut-off Kamm tail with a second, upright pane under the spoiler (Prius)
+        "wrap_glass",  # the rear glass wraps round one rear corner only (Nissan Cube)
+        "side_vents",  # a dark vent with a bright fin behind each front wheel (Range Rover)
+        "black_bonnet",  # a black bonnet, part of a black band over the roof (BMW i3)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

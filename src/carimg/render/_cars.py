@@ -85,6 +85,12 @@ class _Silhouette:
         if plan.rear in ("notch", "fast"):
             self.deck_s = min(self.deck_s, L - 0.2)
             self.rr_s = min(self.rr_s, self.deck_s - 0.15)
+        if plan.rear == "fast" and plan.has("kamm_glass"):
+            self.deck_s = L - 0.05  # the glass runs to a cut-off tail
+        if plan.rear == "fast":
+            # a fastback's glass keeps its record's rake down to the deck: where the tail is too
+            # close for that, the roof ends further forward (a Prius's or Model S's long slope)
+            self.rr_s = float(max(self.rf_s + 0.2, min(self.rr_s, self.deck_s - run)))
 
     def points(self) -> list[tuple[float, float]]:
         p = self.plan
@@ -135,6 +141,8 @@ class _Silhouette:
         else:
             mid = (self.rf_s + self.rr_s) / 2
             pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
+        if p.rear == "fast" and p.has("kamm_glass"):
+            return [*pts, (self.deck_s, p.deck_z), (L, p.deck_z - 0.03)]
         if p.rear == "fast" and p.style != "sedan":
             # the glass gives way to an engine lid or hatch that falls on, less steeply, to the
             # tail: one line from the roof, no flat deck (a fastback saloon keeps its boot deck)
@@ -841,6 +849,9 @@ def _decal_params(
     dark_pillars = plan.roof == "floating" or plan.era > 0.75 or plan.has("tridion")
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
     p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
+    p[m.WRAP_GLASS] = 1.0 if plan.has("wrap_glass") else 0.0
+    p[m.SIDE_VENT] = 1.0 if plan.has("side_vents") else 0.0
+    p[m.BLACK_BONNET] = 1.0 if plan.has("black_bonnet") else 0.0
     p[m.DRL] = 1.0 if e > 0.6 else 0.0
     # side windows and pillars
     win_front_s = sil.cowl_s + 0.02
@@ -855,6 +866,9 @@ def _decal_params(
     if plan.roof == "hatch" or (plan.roof == "bubble" and plan.style != "kei"):
         # a hatch's thick C-pillar: the side glass ends ahead of the tailgate and leans forward
         win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase + 0.12)
+        if plan.style == "coupe" and L > 3.5:
+            # a bubble coupe's arch is mostly metal: its glass ends ahead of the rear wheel (TT)
+            win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase - 0.25)
         p[m.WIN_REAR_LEAN] = 0.55
     elif plan.rear == "hatch" and plan.style in ("suv", "crossover") and plan.era > 0.5:
         # a modern SUV's thick, forward-leaning D-pillar (a wagon's is thin and upright)
@@ -1057,5 +1071,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.BUMPER_F_Z] = max(p[m.GR_Z] - p[m.GR_H] - 0.04, plan.clearance + 0.3)
     if plan.grille == "none" or big:
         p[m.BUMPER_F_Z] = max(p[m.LI_Z] + p[m.LI_H] + 0.06, plan.clearance + 0.3)
+    if plan.has("kamm_glass"):
+        p[m.KAMM_Z] = plan.deck_z - 0.07
+        p[m.TL_Z] = p[m.KAMM_Z] - 0.075  # the lamps flank the pane
     p[m.BUMPER_R_Z] = max(p[m.TL_Z] - p[m.TL_H] - 0.08, plan.clearance + 0.28)
     p[m.BUMPER_BAND] = 1.0 if plan.year < 1997 and plan.style not in ("bus", "truck") else 0.0

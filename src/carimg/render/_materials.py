@@ -91,6 +91,10 @@ TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards 
 BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
 BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
+KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
+WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner
+SIDE_VENT: Final = _layout.slot("side_vent")  # 1 = a vent in each flank behind the front wheel
+BLACK_BONNET: Final = _layout.slot("black_bonnet")  # 1 = the bonnet is black
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
 TL_W: Final = _layout.slot("tl_w")

@@ -206,6 +206,9 @@ def body_decal(
             zhi = top - decal[m.WIN_TOP_INSET]
             # the rear edge leans forward with height (a hatch's C-pillar)
             rear_edge = decal[m.WIN_REAR] + decal[m.WIN_REAR_LEAN] * (z - zlo)
+            # a Cube's glass wraps round the left rear corner (y < 0 is the car's left here)
+            if decal[m.WRAP_GLASS] > 0.5 and y < 0.0:
+                rear_edge = decal[m.X_REAR] - 0.05  # on round the corner into the rear glass
             inside = min(min(z - zlo, zhi - z), min(decal[m.WIN_FRONT] - x, x - rear_edge))
             # rounded corners: soften the distance where two edges meet
             a1 = z - zlo
@@ -248,6 +251,8 @@ def body_decal(
             d = min(z - (belt + 0.04), decal[m.X_RR] + 0.01 - x)
             if decal[m.X_GH_END] > decal[m.X_REAR] + 0.1:
                 d = min(d, x - decal[m.X_GH_END] - 0.02)
+            if decal[m.WRAP_GLASS] > 0.5 and y < 0.0:
+                corner = 0.0  # the glass runs on round this corner into the side window
             cov = coverage(-d, aa) * (1.0 - corner)
             return pillar_mat, m.GLASS, cov, 0.0
         roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT
@@ -259,6 +264,11 @@ def body_decal(
     seam_p = _shut_lines(x, ay, z, nx, nz, belt, decal, profile)
     if seam_p < aa:
         return m.PAINT, m.UNDER, coverage(seam_p, aa) * 0.85, 0.0
+    if decal[m.BLACK_BONNET] > 0.5 and nz > 0.5 and x > decal[m.X_A]:
+        # the bonnet between the wings is black (the i3's band over bonnet and roof)
+        d_b = max(ay - (prof(profile, decal, x, 2) - 0.13), x - decal[m.X_FRONT] + 0.12)
+        if d_b < aa:
+            return m.PAINT, m.BLACKGLOSS, coverage(d_b, aa), 0.0
     front = nx > 0.3 or (x > decal[m.X_FRONT] - 0.3 and nx > -0.05)
     rear = nx < -0.3 or (x < decal[m.X_REAR] + 0.3 and nx < 0.05)
     if front and x > decal[m.X_FRONT] - 0.6:
@@ -308,6 +318,12 @@ def body_decal(
         if z < decal[m.CLEARANCE] + 0.06 and decal[m.CLADDING] > 0.5:
             return m.PAINT, m.TRIM, coverage(z - decal[m.CLEARANCE] - 0.06, aa), 0.0
     if rear and x < decal[m.X_REAR] + 0.6:
+        if decal[m.KAMM_Z] != 0.0 and nx < -0.5:
+            # a Kamm tail's upright pane under the spoiler, between the lamps
+            k_top = decal[m.KAMM_Z]
+            d_k = max(max(z - k_top, k_top - 0.15 - z), ay - (decal[m.TL_Y] - decal[m.TL_W]))
+            if d_k < aa:
+                return m.BLACKGLOSS, m.GLASS, coverage(d_k, aa), 0.0
         zt_ = z - decal[m.TL_Z]
         tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
         d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
@@ -356,6 +372,14 @@ def body_decal(
             seam_b = abs(z - bz) - 0.0025
             if seam_b < aa:
                 return m.PAINT, m.UNDER, coverage(seam_b, aa) * 0.85, 0.0
+    if any_ > 0.45 and decal[m.SIDE_VENT] > 0.5:
+        # a long, low-slung vent behind the front wheel with a bright fin along it (Range Rover)
+        xv = decal[m.WHEEL_F] - decal[m.ARCH_R] - 0.1
+        zv = belt - 0.2
+        d_v = rrect(x, z - 0.06 * (x - xv), xv - 0.25, zv, 0.25, 0.035, 0.03)
+        if d_v < aa:
+            fin = 1.0 - smooth(0.004, 0.01, abs(z - 0.06 * (x - xv) - zv))
+            return m.PAINT, m.BLACKGLOSS if fin < 0.5 else m.CHROME, coverage(d_v, aa), 0.0
     if any_ > 0.45 and decal[m.SIDE_INTAKE] != 0.0:
         # an intake scooped into the flank ahead of the rear wheel (mid-engined cars)
         xi = decal[m.SIDE_INTAKE]

@@ -33,12 +33,18 @@ OFF_ROADER: dict[str, Any] = {
     "features": ["spare_wheel", "flared_fenders", "exposed_hinges"],
     "hints": {"screen_rake": 58, "cowl": 700},
 }  # fmt: skip
+LIFTBACK: dict[str, Any] = {
+    **SALOON, "model": "liftback", "body": "hatchback", "doors": 5, "height": 1490,
+    "grille": "slot", "headlamps": "swept", "taillamps": "rect", "roof": "liftback",
+    "features": ["kamm_glass"], "hints": {"backlight_rake": 25, "roof_end": 160},
+}  # fmt: skip
 
 
 def _models() -> dict[str, VehicleModel]:
     return {
         "saloon": build_from_plan(_plan_from_record(parse_generation(SALOON), 2020)),
         "off-roader": build_from_plan(_plan_from_record(parse_generation(OFF_ROADER), 2020)),
+        "liftback": build_from_plan(_plan_from_record(parse_generation(LIFTBACK), 2020)),
         "truck": build_from_plan(plan_for(Appearance("golden", "truck", 2010, "truck"))),
         "motorcycle": build_model(Appearance("golden", "bike", 2015, "motorcycle")),
     }
@@ -53,13 +59,16 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 13,
+GOLDEN: dict[str, Any] = {'version': 14,
  'hashes': {'saloon@30': '0f51e870198ed649',
             'saloon@90': '056290feb05476cf',
             'saloon@200': '22eca0565ed4fc87',
             'off-roader@30': '5c85bbeb6fb0b560',
             'off-roader@90': '597bd2515b07e12f',
             'off-roader@200': '7da6a8adefeab898',
+            'liftback@30': 'e86f6c7c7e366bc4',
+            'liftback@90': '79772f7f8ecb3fa9',
+            'liftback@200': '197406ea2887513d',
             'truck@30': '6899ea45f3a98f15',
             'truck@90': 'e35be94b6b29bd8a',
             'truck@200': 'eeb72ad76a31a021',

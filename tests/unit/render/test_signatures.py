@@ -46,6 +46,10 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"body": "minivan", "roof": "van", "features": ["sliding_doors", "belt_drop"]},
          m.BELT_DROP),
         ({"features": ["tridion"]}, m.TRIDION_X),
+        ({"roof": "liftback", "features": ["kamm_glass"]}, m.KAMM_Z),
+        ({"roof": "box", "features": ["wrap_glass"]}, m.WRAP_GLASS),
+        ({"features": ["side_vents"]}, m.SIDE_VENT),
+        ({"features": ["black_bonnet"]}, m.BLACK_BONNET),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
@@ -117,3 +121,25 @@ def test_a_modern_crossovers_belt_rises_towards_the_tail_more_than_an_estates() 
     crossover = model_of(body="crossover", height=1600, clearance=180)
     estate = model_of(body="wagon", roof="wagon")
     assert belt_rise(crossover) > belt_rise(estate) + 0.03
+
+
+def test_a_liftbacks_glass_keeps_its_rake_so_the_roof_ends_ahead_of_the_rear_axle() -> None:
+    # a Prius-like record whose roof end (behind the rear axle) leaves too short a run for its
+    # 25-degree glass: the glass keeps the rake and the roof ends further forward
+    record = parse_generation(
+        {**HATCH, "roof": "liftback", "hints": {"backlight_rake": 25, "roof_end": 160}}
+    )
+    plan = _plan_from_record(record, 2020)
+    silhouette = _Silhouette(plan)
+    run = silhouette.deck_s - silhouette.rr_s
+    fall = silhouette.roof_z - plan.deck_z
+    assert np.degrees(np.arctan2(fall, run)) == pytest.approx(25, abs=1)
+    assert silhouette.rr_s < plan.front_oh + plan.wheelbase
+
+
+def test_a_kamm_tail_runs_its_glass_to_a_cut_off_tail() -> None:
+    record = parse_generation({**HATCH, "roof": "liftback", "features": ["kamm_glass"]})
+    silhouette = _Silhouette(_plan_from_record(record, 2020))
+    tail_drop = silhouette.points()[-2][1] - silhouette.points()[-1][1]
+    assert silhouette.deck_s > silhouette.plan.length - 0.1
+    assert tail_drop < 0.05

@@ -99,6 +99,7 @@ FEATURES: Final = frozenset(
         "hood_scoop",
         "light_bar_front",  # full-width light bar across the nose
         "two_tone",  # contrasting roof
+        "white_roof",  # a white roof over any paint (FJ Cruiser)
         "sliding_doors",
         "roof_rails",
         "rear_wing",

@@ -87,9 +87,10 @@ class _Silhouette:
             self.rr_s = min(self.rr_s, self.deck_s - 0.15)
         if plan.rear == "fast" and plan.has("kamm_glass"):
             self.deck_s = L - 0.05  # the glass runs to a cut-off tail
-        if plan.rear == "fast":
+        if plan.rear == "fast" and plan.style != "sedan":
             # a fastback's glass keeps its record's rake down to the deck: where the tail is too
-            # close for that, the roof ends further forward (a Prius's or Model S's long slope)
+            # close for that, the roof ends further forward (a Prius's or Model S's long slope;
+            # a fastback saloon keeps its roof, or it reads as a liftback)
             self.rr_s = float(max(self.rf_s + 0.2, min(self.rr_s, self.deck_s - run)))
 
     def points(self) -> list[tuple[float, float]]:
@@ -849,6 +850,7 @@ def _decal_params(
     dark_pillars = plan.roof == "floating" or plan.era > 0.75 or plan.has("tridion")
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
     p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
+    p[m.ROOF_WHITE] = 1.0 if plan.has("white_roof") else 0.0
     p[m.WRAP_GLASS] = 1.0 if plan.has("wrap_glass") else 0.0
     p[m.SIDE_VENT] = 1.0 if plan.has("side_vents") else 0.0
     p[m.BLACK_BONNET] = 1.0 if plan.has("black_bonnet") else 0.0
@@ -993,6 +995,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_SLANT] = slant
     p[m.HL_Y] = w_front - hw - 0.03
     p[m.HL_Z] = nose_z - hh - 0.035 if not big else plan.clearance + 0.55
+    if plan.style == "pickup":
+        p[m.HL_Z] = nose_z - hh - 0.09  # on the tall upright face, below the bonnet's edge
     if plan.headlamps in ("round", "oval") and plan.has("round_body"):
         # big, upright lamps filling the nose's corners (Mini, 500, New Beetle)
         hw, hh = hw * 1.25, hh * 1.25
@@ -1016,6 +1020,12 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_CROSS] = cross
     p[m.GR_TYPE] = _GRILLE_INFILL_BY_MAKE.get((plan.make, pattern), pattern)
     p[m.GR_BARS] = 5.0
+    if plan.style == "pickup" and plan.make == "ford" and p[m.GR_TYPE] == 0:
+        # Ford's full-size trucks: two thick bars across a tall grille that fills the space
+        # between the lamps, level with their tops
+        p[m.GR_BARS] = 2.0
+        p[m.GR_H] = gh * 2.6
+        p[m.GR_W] = p[m.HL_Y] - hw - 0.015
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
     if p[m.GR_V]:
         # a wide, shallow V whose upper corners meet the lamps' inner ends (an Alfa shield is
@@ -1026,7 +1036,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_FANG] = 1.0 if plan.has("fang_drl") else 0.0
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
-    top = p[m.HL_Z] + hh * 0.3
+    top = p[m.HL_Z] + hh * (0.3 if p[m.GR_BARS] != 2.0 else 1.0)
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in ("single_frame", "spindle", "trapezoid", "v_motion"):
         p[m.GR_Z] = top - p[m.GR_H] * 0.8

@@ -26,6 +26,7 @@ METAL: Final = 12  # engine, forks (brushed grey metal)
 CANVAS: Final = 13  # matte black fabric
 SEAT: Final = 14
 BLACKGLOSS: Final = 15
+WHITEGLOSS: Final = 16  # a contrasting white roof
 
 
 class _Layout:
@@ -112,6 +113,7 @@ ROCKER_H: Final = _layout.slot("rocker_h")
 CLADDING: Final = _layout.slot("cladding")
 CLADDING_W: Final = _layout.slot("cladding_w")  # width of the band round the wheel arches
 ROOF_BLACK: Final = _layout.slot("roof_black")
+ROOF_WHITE: Final = _layout.slot("roof_white")
 BED_FRONT: Final = _layout.slot("bed_front")  # pickup bed x range (bed_front > bed_rear), 0 if none
 BED_REAR: Final = _layout.slot("bed_rear")
 CABIN_FRONT: Final = _layout.slot("cabin_front")  # convertible open cabin x range

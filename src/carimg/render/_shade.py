@@ -256,6 +256,8 @@ def body_decal(
             cov = coverage(-d, aa) * (1.0 - corner)
             return pillar_mat, m.GLASS, cov, 0.0
         roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT
+        if decal[m.ROOF_WHITE] > 0.5:
+            roof = m.WHITEGLOSS
         return roof, roof, 0.0, 0.0
     # belt molding under the side glass
     if any_ > 0.55 and in_gh_x and decal[m.CABIN_FRONT] == 0.0 and z > belt - 0.012:  # noqa: SIM102

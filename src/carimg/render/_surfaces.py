@@ -298,6 +298,9 @@ def shade_material(
     if mat == m.BLACKGLOSS:
         c = 0.01 * diff + _schlick(0.045, ndv) * env(smap, rx, ry, rz, cfx, cfy, 0.0)
         return c, c, c * 1.04
+    if mat == m.WHITEGLOSS:
+        c = 0.8 * diff + _schlick(0.045, ndv) * env(smap, rx, ry, rz, cfx, cfy, 0.02)
+        return c, c, c * 0.98
     if mat == m.TRIM:
         # textured black plastic: a grain that breaks up its broad, weak sheen
         grain = hash3(px * 700.0, py * 700.0, pz * 700.0)

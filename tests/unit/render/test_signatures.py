@@ -50,6 +50,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"roof": "box", "features": ["wrap_glass"]}, m.WRAP_GLASS),
         ({"features": ["side_vents"]}, m.SIDE_VENT),
         ({"features": ["black_bonnet"]}, m.BLACK_BONNET),
+        ({"features": ["white_roof"]}, m.ROOF_WHITE),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
@@ -143,3 +144,15 @@ def test_a_kamm_tail_runs_its_glass_to_a_cut_off_tail() -> None:
     tail_drop = silhouette.points()[-2][1] - silhouette.points()[-1][1]
     assert silhouette.deck_s > silhouette.plan.length - 0.1
     assert tail_drop < 0.05
+
+
+def test_a_ford_pickup_wears_two_thick_bars_level_with_its_lamps_tops() -> None:
+    def grille(make: str) -> tuple[float, float]:
+        truck = model_of(make=make, body="pickup", roof="cab", cab="crew", features=[])
+        top = truck.decal[m.GR_Z] + truck.decal[m.GR_H]
+        return float(truck.decal[m.GR_BARS]), float(top - truck.decal[m.HL_Z])
+
+    ford_bars, ford_top = grille("ford")
+    other_bars, other_top = grille("signature")
+    assert (ford_bars, other_bars) == (2.0, 5.0)
+    assert ford_top > other_top

@@ -100,6 +100,7 @@ FEATURES: Final = frozenset(
         "light_bar_front",  # full-width light bar across the nose
         "two_tone",  # contrasting roof
         "white_roof",  # a white roof over any paint (FJ Cruiser)
+        "white_upper",  # white above the belt and down the nose to the lamps (ID. Buzz two-tone)
         "sliding_doors",
         "roof_rails",
         "rear_wing",
@@ -118,6 +119,8 @@ FEATURES: Final = frozenset(
         "grille_bar",  # a bright bar across the nose joining the head lamps (Honda's "wing")
         "halo_rings",  # two light rings in each head lamp (BMW)
         "fang_drl",  # a day-time light dropping from each lamp down the bumper (Peugeot)
+        "four_dot",  # four light points in each head lamp (Porsche from 2014)
+        "y_lamps",  # a Y-shaped light in each head lamp (Lamborghini from 2011)
         "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)
         "wing_turrets",  # indicator pods standing on the front wings (G-Class)
         "tridion",  # a contrasting safety-cell frame round the cabin and behind the doors (smart)

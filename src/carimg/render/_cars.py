@@ -851,6 +851,7 @@ def _decal_params(
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
     p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
     p[m.ROOF_WHITE] = 1.0 if plan.has("white_roof") else 0.0
+    p[m.UPPER_WHITE] = 1.0 if plan.has("white_upper") else 0.0
     p[m.WRAP_GLASS] = 1.0 if plan.has("wrap_glass") else 0.0
     p[m.SIDE_VENT] = 1.0 if plan.has("side_vents") else 0.0
     p[m.BLACK_BONNET] = 1.0 if plan.has("black_bonnet") else 0.0
@@ -1034,6 +1035,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GRILLE_BAR] = 1.0 if plan.has("grille_bar") else 0.0
     p[m.HL_HALO] = 1.0 if plan.has("halo_rings") else 0.0
     p[m.HL_FANG] = 1.0 if plan.has("fang_drl") else 0.0
+    p[m.HL_DOTS] = 1.0 if plan.has("four_dot") else 0.0
+    p[m.HL_YSIGN] = 1.0 if plan.has("y_lamps") else 0.0
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
     top = p[m.HL_Z] + hh * (0.3 if p[m.GR_BARS] != 2.0 else 1.0)

@@ -86,6 +86,8 @@ GR_V: Final = _layout.slot("gr_v")  # 1 = the mouth ends at a chrome V (V-motion
 GRILLE_BAR: Final = _layout.slot("grille_bar")  # 1 = a chrome bar joins the lamps over the grille
 HL_HALO: Final = _layout.slot("hl_halo")  # 1 = two light rings in each head lamp
 SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail starts, 0 none
+HL_DOTS: Final = _layout.slot("hl_dots")  # 1 = four light points in each head lamp
+HL_YSIGN: Final = _layout.slot("hl_ysign")  # 1 = a Y-shaped light in each head lamp
 HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each lamp's outer end
 TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright bars
 TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre
@@ -114,6 +116,7 @@ CLADDING: Final = _layout.slot("cladding")
 CLADDING_W: Final = _layout.slot("cladding_w")  # width of the band round the wheel arches
 ROOF_BLACK: Final = _layout.slot("roof_black")
 ROOF_WHITE: Final = _layout.slot("roof_white")
+UPPER_WHITE: Final = _layout.slot("upper_white")  # 1 = white above the belt and the nose's lamps
 BED_FRONT: Final = _layout.slot("bed_front")  # pickup bed x range (bed_front > bed_rear), 0 if none
 BED_REAR: Final = _layout.slot("bed_rear")
 CABIN_FRONT: Final = _layout.slot("cabin_front")  # convertible open cabin x range

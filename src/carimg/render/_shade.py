@@ -61,6 +61,30 @@ def _halo_rings(ay: float, zs: float, decal: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _four_dots(ay: float, zs: float, decal: np.ndarray) -> float:
+    """Glow of four light points in a square inside a head lamp (Porsche's four-point lamps)."""
+    r = min(decal[m.HL_W], decal[m.HL_H])
+    dy = abs(ay - decal[m.HL_Y]) - r * 0.38
+    dz = abs(zs) - r * 0.38
+    return 1.0 - smooth(r * 0.1, r * 0.1 + 0.007, math.sqrt(dy * dy + dz * dz))
+
+
+@njit(cache=True, nogil=True)
+def _y_light(ay: float, zs: float, decal: np.ndarray) -> float:
+    """Glow of a Y-shaped light line inside a lamp (Lamborghini's Y), given lamp-centred |y|, z."""
+    w, h = decal[m.HL_W], decal[m.HL_H]
+    u = ay - decal[m.HL_Y]
+    d = 1e9
+    # the stem runs outwards along the lamp, the two arms fork towards its inner end
+    for y0, z0, y1, z1 in ((0.0, 0.0, 0.8 * w, 0.0), (0.0, 0.0, -0.7 * w, 0.7 * h),
+                           (0.0, 0.0, -0.7 * w, -0.7 * h)):  # fmt: skip
+        ly, lz = y1 - y0, z1 - z0
+        t = min(max(((u - y0) * ly + (zs - z0) * lz) / (ly * ly + lz * lz), 0.0), 1.0)
+        d = min(d, math.hypot(u - y0 - t * ly, zs - z0 - t * lz))
+    return 1.0 - smooth(0.004, 0.011, d)
+
+
+@njit(cache=True, nogil=True)
 def _grille(ay: float, z: float, decal: np.ndarray) -> float:
     """Signed distance to the grille outline: taper, spindle waist, kidney gap, slots, cross."""
     gh = decal[m.GR_H]
@@ -201,6 +225,8 @@ def body_decal(
         belt -= decal[m.BELT_DROP] * smooth(decal[m.BELT_DROP_X], decal[m.BELT_DROP_X] - 0.1, x)
     if z > belt + 0.004 and in_gh_x and decal[m.CABIN_FRONT] == 0.0:
         pillar_mat = m.BLACKGLOSS if decal[m.PILLAR_BLACK] > 0.5 else m.PAINT
+        if decal[m.UPPER_WHITE] > 0.5:
+            pillar_mat = m.WHITEGLOSS
         if any_ > 0.5:
             zlo = belt + decal[m.WIN_BOTTOM]
             zhi = top - decal[m.WIN_TOP_INSET]
@@ -256,7 +282,7 @@ def body_decal(
             cov = coverage(-d, aa) * (1.0 - corner)
             return pillar_mat, m.GLASS, cov, 0.0
         roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT
-        if decal[m.ROOF_WHITE] > 0.5:
+        if decal[m.ROOF_WHITE] > 0.5 or decal[m.UPPER_WHITE] > 0.5:
             roof = m.WHITEGLOSS
         return roof, roof, 0.0, 0.0
     # belt molding under the side glass
@@ -282,11 +308,20 @@ def body_decal(
                 pat = 1.0  # the fang is all light
             elif decal[m.HL_HALO] > 0.5:
                 pat = _halo_rings(ay, zs, decal)
+            elif decal[m.HL_DOTS] > 0.5:
+                pat = _four_dots(ay, zs, decal)
+            elif decal[m.HL_YSIGN] > 0.5:
+                pat = _y_light(ay, zs, decal)
             elif decal[m.DRL] > 0.5:
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
             if d_hl > 0.0:
                 return m.PAINT, m.BLACKGLOSS, coverage(d_hl - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_hl, aa), pat
+        if decal[m.UPPER_WHITE] > 0.5:
+            # the white upper body comes down the nose to the lamps' line (ID. Buzz)
+            d_w = decal[m.HL_H] * 0.3 + 0.012 - zs
+            if d_w < aa:
+                return m.PAINT, m.WHITEGLOSS, coverage(d_w, aa), 0.0
         if decal[m.GRILLE_BAR] > 0.5:
             # a bright bar from lamp to lamp, level with their inner ends' top (Honda's wing)
             zb_ = decal[m.HL_Z] + decal[m.HL_H] * 0.45 - decal[m.HL_SLANT] * decal[m.HL_W]

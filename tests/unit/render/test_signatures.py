@@ -51,6 +51,9 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["side_vents"]}, m.SIDE_VENT),
         ({"features": ["black_bonnet"]}, m.BLACK_BONNET),
         ({"features": ["white_roof"]}, m.ROOF_WHITE),
+        ({"features": ["white_upper"]}, m.UPPER_WHITE),
+        ({"features": ["four_dot"]}, m.HL_DOTS),
+        ({"features": ["y_lamps"]}, m.HL_YSIGN),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:

@@ -99,6 +99,9 @@ FEATURES: Final = frozenset(
         "hood_scoop",
         "light_bar_front",  # full-width light bar across the nose
         "two_tone",  # contrasting roof
+        "stepped_nose",  # a low bonnet stepping up to the screen, lamps on the step (Multipla)
+        "lamps_in_grille",  # one grille across the whole nose, the lamps at its ends (Bronco)
+        "shoulders",  # the cabin stands well inboard of wide, flat shoulders (Hummer H1)
         "white_roof",  # a white roof over any paint (FJ Cruiser)
         "white_upper",  # white above the belt and down the nose to the lamps (ID. Buzz two-tone)
         "sliding_doors",

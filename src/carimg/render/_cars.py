@@ -109,6 +109,10 @@ class _Silhouette:
                 (L - 0.1, p.deck_z - 0.01),
                 (L, p.deck_z - 0.1),
             ]
+        if p.has("stepped_nose"):
+            # a low bonnet ending at a step up to the screen's base, which carries a second
+            # pair of lamps (the first Multipla)
+            pts += [(self.cowl_s - 0.2, p.nose_z + 0.03), (self.cowl_s - 0.12, self.cowl_z - 0.01)]
         pts += [(self.cowl_s, self.cowl_z), (self.rf_s, self.roof_z)]
         drop = 0.01 + 0.03 * p.era if p.rear not in ("box", "pickup", "truck") else 0.0
         drop += 0.05 * _crossover_wedge(p)
@@ -231,11 +235,13 @@ def _half_section(
     rnd: float,
     open_top: F64,
     valley: F64,
+    ledge: float = 0.025,
 ) -> F64:
     """Half cross-sections (y >= 0) for every station: (S, P, 2) of (y, z), bottom to top centre.
 
     `w` is the half width at the belt, `w_low` below it (wider over the wheels: the haunches);
-    `valley` lowers the top's centre below its edges (a bonnet between raised front wings).
+    `valley` lowers the top's centre below its edges (a bonnet between raised front wings);
+    the greenhouse stands up to `ledge` inboard of the body's side at the belt.
     """
     S = len(zb)
     rb = np.minimum(0.02 + 0.04 * rnd, (zt - zb) * 0.3)
@@ -243,7 +249,7 @@ def _half_section(
     rt = np.minimum(rt_base, (zt - zb) * 0.4)
     belt_eff = np.clip(belt, zb + rb + 0.01, np.maximum(zt - rt, zb + rb + 0.01))
     gh = np.clip((zt - rt - belt_eff) / max(roof_z - float(np.median(belt)), 0.2), 0.0, 1.2)
-    inset = np.minimum(0.025, (zt - rt - belt_eff) * 0.5) * (1.0 - open_top)
+    inset = np.minimum(ledge, (zt - rt - belt_eff) * 0.5) * (1.0 - open_top)
     wb = w_low * 0.975
     wbelt = w * 0.995
     wtop = wbelt - inset - tumble * w * gh
@@ -438,7 +444,11 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     if plan.has("fender_peaks"):
         # the bonnet sinks between the wings, most at the nose, back to flush at the cowl
         valley = 0.1 * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
-    half = _half_section(zb, zt, w, w_low, belt_line, sil.roof_z, tumble, rnd, open_top, valley)
+    # the cabin of a Humvee stands well inboard of its wide, flat shoulders
+    ledge = 0.16 if plan.has("shoulders") else 0.025
+    half = _half_section(
+        zb, zt, w, w_low, belt_line, sil.roof_z, tumble, rnd, open_top, valley, ledge
+    )
     body = _loft(s, half, L, r_end_f, r_end_r)
     b = MeshBuilder()
     b.add_grid(body, m.BODY, wrap_v=True)
@@ -852,6 +862,10 @@ def _decal_params(
     p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
     p[m.ROOF_WHITE] = 1.0 if plan.has("white_roof") else 0.0
     p[m.UPPER_WHITE] = 1.0 if plan.has("white_upper") else 0.0
+    if plan.has("stepped_nose"):
+        p[m.STEP_X] = x_of(sil.cowl_s - 0.16)
+        p[m.STEP_Z] = (plan.nose_z + sil.cowl_z) / 2 + 0.01
+        p[m.STEP_Y] = float(np.interp(sil.cowl_s - 0.16, s, w)) - 0.2
     p[m.WRAP_GLASS] = 1.0 if plan.has("wrap_glass") else 0.0
     p[m.SIDE_VENT] = 1.0 if plan.has("side_vents") else 0.0
     p[m.BLACK_BONNET] = 1.0 if plan.has("black_bonnet") else 0.0
@@ -1046,11 +1060,17 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     if plan.has("grille_bar") and plan.grille in ("trapezoid", "single_frame"):
         # the bar and a slim upper grille span the lamps; the big mouth sits in the bumper below
         p[m.GR_Z] = p[m.HL_Z] - hh - 0.05 - p[m.GR_H]
+    if plan.has("lamps_in_grille"):
+        # one dark grille across the whole nose with the round lamps at its ends (Bronco)
+        p[m.GR_W] = p[m.HL_Y] + hw + 0.03
+        p[m.GR_H] = hh + 0.035
+        p[m.GR_Z] = p[m.HL_Z]
     # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
     room = p[m.HL_Y] - hw - 0.03
     if (
         plan.grille not in ("single_frame", "spindle", "trapezoid", "v_motion", "none")
         and plan.style != "pickup"
+        and not plan.has("lamps_in_grille")
     ):
         p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))
     if (

@@ -116,6 +116,9 @@ CLADDING: Final = _layout.slot("cladding")
 CLADDING_W: Final = _layout.slot("cladding_w")  # width of the band round the wheel arches
 ROOF_BLACK: Final = _layout.slot("roof_black")
 ROOF_WHITE: Final = _layout.slot("roof_white")
+STEP_X: Final = _layout.slot("step_x")  # x of a stepped nose's upper lamps (0 none), |y|, z
+STEP_Y: Final = _layout.slot("step_y")
+STEP_Z: Final = _layout.slot("step_z")
 UPPER_WHITE: Final = _layout.slot("upper_white")  # 1 = white above the belt and the nose's lamps
 BED_FRONT: Final = _layout.slot("bed_front")  # pickup bed x range (bed_front > bed_rear), 0 if none
 BED_REAR: Final = _layout.slot("bed_rear")

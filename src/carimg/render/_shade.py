@@ -298,6 +298,13 @@ def body_decal(
         if d_b < aa:
             return m.PAINT, m.BLACKGLOSS, coverage(d_b, aa), 0.0
     front = nx > 0.3 or (x > decal[m.X_FRONT] - 0.3 and nx > -0.05)
+    if decal[m.STEP_X] != 0.0 and nx > 0.2 and abs(x - decal[m.STEP_X]) < 0.15:
+        # the upper lamps on the step at the screen's base (the first Multipla)
+        d_s = rrect(ay, z, decal[m.STEP_Y], decal[m.STEP_Z], 0.1, 0.05, 0.04)
+        if d_s < aa + 0.006:
+            if d_s > 0.0:
+                return m.PAINT, m.BLACKGLOSS, coverage(d_s - 0.006, aa), 0.0
+            return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_s, aa), 0.0
     rear = nx < -0.3 or (x < decal[m.X_REAR] + 0.3 and nx < 0.05)
     if front and x > decal[m.X_FRONT] - 0.6:
         # headlights, grille, lower intake (front view coordinates)

@@ -54,6 +54,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["white_upper"]}, m.UPPER_WHITE),
         ({"features": ["four_dot"]}, m.HL_DOTS),
         ({"features": ["y_lamps"]}, m.HL_YSIGN),
+        ({"features": ["stepped_nose"]}, m.STEP_X),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
@@ -159,3 +160,27 @@ def test_a_ford_pickup_wears_two_thick_bars_level_with_its_lamps_tops() -> None:
     other_bars, other_top = grille("signature")
     assert (ford_bars, other_bars) == (2.0, 5.0)
     assert ford_top > other_top
+
+
+def test_shoulders_stand_the_cabin_inboard_of_the_body_side() -> None:
+    def roof_half_width(**changes: Any) -> float:
+        model = model_of(body="suv", roof="box", **changes)
+        verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
+        high = verts[verts[:, 2] > HATCH["height"] / 1000 - 0.15]
+        return float(np.abs(high[:, 1]).max())
+
+    assert roof_half_width(features=["shoulders"]) < roof_half_width() - 0.1
+
+
+def test_a_stepped_nose_rises_from_the_bonnet_to_the_screens_base() -> None:
+    record = parse_generation({**HATCH, "features": ["stepped_nose"]})
+    silhouette = _Silhouette(_plan_from_record(record, 2020))
+    heights = dict(silhouette.points())
+    before_step = heights[silhouette.cowl_s - 0.2]
+    assert silhouette.cowl_z - before_step > 0.1
+
+
+def test_lamps_in_grille_spread_the_grille_across_the_nose_to_the_lamps() -> None:
+    plain = model_of(headlamps="round").decal
+    spread = model_of(headlamps="round", features=["lamps_in_grille"]).decal
+    assert spread[m.GR_W] > spread[m.HL_Y] > plain[m.GR_W]

@@ -336,7 +336,7 @@ def body_decal(
             if d_bar < aa:
                 return m.PAINT, m.CHROME, coverage(d_bar, aa), 0.0
             d_slot = rrect(ay, z, 0.0, zb_ - 0.045, decal[m.HL_Y] - decal[m.HL_W], 0.028, 0.01)
-            if d_slot < aa:
+            if d_slot < aa and decal[m.GR_W] > 0.0:  # a bar alone on a closed nose (Fiat 500)
                 return m.PAINT, m.BLACKGLOSS, coverage(d_slot, aa), 0.0
         d_gr = _grille(ay, z, decal)
         if decal[m.GR_V] > 0.5 and ay < decal[m.GR_W] and z < decal[m.GR_Z] + decal[m.GR_H]:

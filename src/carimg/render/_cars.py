@@ -1027,6 +1027,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_H] = gh * {"pickup": 2.0, "truck": 1.6, "suv": 1.7}.get(plan.style, 1.0)
     if plan.style == "pickup":
         p[m.GR_W] = max(p[m.GR_W], 0.55 * w_front)
+    if plan.grille == "seven_slot" and plan.headlamps != "round":
+        p[m.GR_H] = gh * 1.2  # a Jeep road SUV's slots are short (tall ones read as a Rolls's)
     p[m.GR_ROUND] = ground
     p[m.GR_TAPER] = taper
     p[m.GR_WAIST] = waist

@@ -184,3 +184,11 @@ def test_lamps_in_grille_spread_the_grille_across_the_nose_to_the_lamps() -> Non
     plain = model_of(headlamps="round").decal
     spread = model_of(headlamps="round", features=["lamps_in_grille"]).decal
     assert spread[m.GR_W] > spread[m.HL_Y] > plain[m.GR_W]
+
+
+def test_a_jeep_road_suvs_slots_are_shorter_than_a_wranglers() -> None:
+    def slot_height(headlamps: str) -> float:
+        return float(model_of(body="suv", roof="box", grille="seven_slot", headlamps=headlamps)
+                     .decal[m.GR_H])  # fmt: skip
+
+    assert slot_height("rect") < slot_height("round") * 0.8

@@ -109,6 +109,7 @@ FEATURES: Final = frozenset(
         "rear_wing",
         "ducktail",  # spoiler lip integrated in the tail
         "side_steps",
+        "side_pipes",  # exhaust pipes along the sills under the doors (Viper)
         "snorkel",
         "side_intakes",  # intakes ahead of the rear wheels (mid-engined)
         "fender_peaks",  # raised front wings with the lamps on top
@@ -130,7 +131,7 @@ FEATURES: Final = frozenset(
         "kamm_glass",  # a cut-off Kamm tail with a second, upright pane under the spoiler (Prius)
         "wrap_glass",  # the rear glass wraps round one rear corner only (Nissan Cube)
         "side_vents",  # a dark vent with a bright fin behind each front wheel (Range Rover)
-        "black_bonnet",  # a black bonnet, part of a black band over the roof (BMW i3)
+        "black_bonnet",  # a black bonnet and tailgate, a black band over the roof (BMW i3)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

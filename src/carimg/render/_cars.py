@@ -628,6 +628,14 @@ def _add_features(
             m.TRIM,
             mirror_y=True,
         )
+    if plan.has("side_pipes"):
+        # exhaust pipes along the sills under the doors, inside the published width (Viper)
+        s0, s1 = plan.front_oh + arch_r + 0.12, plan.front_oh + plan.wheelbase - arch_r - 0.1
+        yy = min(float(np.interp((s0 + s1) / 2, s, w)), W / 2 - 0.045)
+        z = plan.clearance + 0.06
+        b.add_grid(
+            tube((x_of(s1), yy, z), (x_of(s0), yy, z), 0.04), m.CHROME, wrap_v=True, mirror_y=True
+        )
     if plan.has("hood_scoop") or plan.has("bonnet_bulge"):
         s0 = max(0.3, plan.front_oh * 0.6)
         s1 = sil.cowl_s - 0.1
@@ -795,6 +803,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
 _GRILLE_INFILL_BY_MAKE: dict[tuple[str, int], int] = {
     ("ford", 1): 0,
     ("ford", 3): 0,
+    ("toyota", 3): 0,  # Toyota's wide low mouths wear bars; honeycomb under slim lamps is Lexus
     **{(make, 3): 1 for make in ("renault", "peugeot", "kia", "hyundai", "chevrolet", "nissan")},
 }
 # head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)
@@ -1110,4 +1119,6 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.KAMM_Z] = plan.deck_z - 0.07
         p[m.TL_Z] = p[m.KAMM_Z] - 0.075  # the lamps flank the pane
     p[m.BUMPER_R_Z] = max(p[m.TL_Z] - p[m.TL_H] - 0.08, plan.clearance + 0.28)
-    p[m.BUMPER_BAND] = 1.0 if plan.year < 1997 and plan.style not in ("bus", "truck") else 0.0
+    # (sports cars kept body-colour bumpers: a band round a Viper or MX-5 read as a Corvette C4's)
+    banded = plan.style not in ("bus", "truck", "coupe", "convertible")
+    p[m.BUMPER_BAND] = 1.0 if plan.year < 1997 and banded else 0.0

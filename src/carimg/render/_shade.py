@@ -369,6 +369,11 @@ def body_decal(
             if d_k < aa:
                 return m.BLACKGLOSS, m.GLASS, coverage(d_k, aa), 0.0
         zt_ = z - decal[m.TL_Z]
+        if decal[m.BLACK_BONNET] > 0.5 and nx < -0.5 and z > decal[m.BUMPER_R_Z] + 0.05:
+            # the i3's black band runs on down its all-glass tailgate, the lamps inside it
+            d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], 0.02)
+            if d_tl >= 0.0:
+                return m.PAINT, m.BLACKGLOSS, 1.0, 0.0
         tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
         d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
         if decal[m.TL_C] > 0.5:

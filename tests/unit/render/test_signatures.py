@@ -192,3 +192,19 @@ def test_a_jeep_road_suvs_slots_are_shorter_than_a_wranglers() -> None:
                      .decal[m.GR_H])  # fmt: skip
 
     assert slot_height("rect") < slot_height("round") * 0.8
+
+
+def test_side_pipes_run_along_the_sills_in_chrome() -> None:
+    def chrome_triangles(model: VehicleModel) -> int:
+        return int((model.mesh.mats == m.CHROME).sum())
+
+    assert chrome_triangles(model_of(features=["side_pipes"])) > chrome_triangles(model_of())
+
+
+def test_a_1990s_sports_car_has_no_dark_bumper_band_but_a_saloon_does() -> None:
+    def band(body: str, roof: str) -> float:
+        record = parse_generation({**HATCH, "body": body, "roof": roof, "doors": 2})
+        return float(build_from_plan(_plan_from_record(record, 1994)).decal[m.BUMPER_BAND])
+
+    assert band("coupe", "fastback") == 0.0
+    assert band("sedan", "three_box") == 1.0

@@ -102,8 +102,8 @@ def test_a_pickups_mouth_keeps_its_full_width() -> None:
 
 def test_a_makes_own_infill_replaces_the_vocabularys() -> None:
     ford = model_of(make="ford", grille="trapezoid").decal
-    toyota = model_of(make="toyota", grille="trapezoid").decal
-    assert (ford[m.GR_TYPE], toyota[m.GR_TYPE]) == (0.0, 3.0)  # bars, honeycomb
+    lexus = model_of(make="lexus", grille="trapezoid").decal
+    assert (ford[m.GR_TYPE], lexus[m.GR_TYPE]) == (0.0, 3.0)  # bars, honeycomb
 
 
 def test_a_grille_bar_puts_the_mouth_below_the_lamps() -> None:

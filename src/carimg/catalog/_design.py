@@ -110,6 +110,7 @@ FEATURES: Final = frozenset(
         "ducktail",  # spoiler lip integrated in the tail
         "side_steps",
         "side_pipes",  # exhaust pipes along the sills under the doors (Viper)
+        "triple_exhaust",  # three exhaust tips in a triangle at the tail's centre (458 Italia)
         "snorkel",
         "side_intakes",  # intakes ahead of the rear wheels (mid-engined)
         "fender_peaks",  # raised front wings with the lamps on top

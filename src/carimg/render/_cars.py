@@ -871,6 +871,7 @@ def _decal_params(
     p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
     p[m.ROOF_WHITE] = 1.0 if plan.has("white_roof") else 0.0
     p[m.UPPER_WHITE] = 1.0 if plan.has("white_upper") else 0.0
+    p[m.TRIPLE_EXHAUST] = 1.0 if plan.has("triple_exhaust") else 0.0
     if plan.has("stepped_nose"):
         p[m.STEP_X] = x_of(sil.cowl_s - 0.16)
         p[m.STEP_Z] = (plan.nose_z + sil.cowl_z) / 2 + 0.01
@@ -892,8 +893,9 @@ def _decal_params(
     if plan.roof == "hatch" or (plan.roof == "bubble" and plan.style != "kei"):
         # a hatch's thick C-pillar: the side glass ends ahead of the tailgate and leans forward
         win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase + 0.12)
-        if plan.style == "coupe" and L > 3.5:
-            # a bubble coupe's arch is mostly metal: its glass ends ahead of the rear wheel (TT)
+        if (plan.style == "coupe" and L > 3.5) or plan.has("separate_fenders"):
+            # a bubble coupe's or Beetle's arch is mostly metal: its glass ends ahead of the rear
+            # wheel (TT, New Beetle)
             win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase - 0.25)
         p[m.WIN_REAR_LEAN] = 0.55
     elif plan.rear == "hatch" and plan.style in ("suv", "crossover") and plan.era > 0.5:
@@ -949,6 +951,9 @@ def _decal_params(
         seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
         if plan.rear == "pickup":
             seams[2] = min(seams[2], sil.rr_s - 0.08)
+        if plan.has("belt_drop"):
+            # the window line dips behind the B-pillar (the i3's "stream flow")
+            p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(b_pos + 0.1), 0.08
     if plan.has("tridion"):
         # the safety cell's contrasting band rises behind the doors to the roof
         p[m.TRIDION_X] = x_of(seams[-1] + 0.02)

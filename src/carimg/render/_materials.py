@@ -119,6 +119,7 @@ ROOF_WHITE: Final = _layout.slot("roof_white")
 STEP_X: Final = _layout.slot("step_x")  # x of a stepped nose's upper lamps (0 none), |y|, z
 STEP_Y: Final = _layout.slot("step_y")
 STEP_Z: Final = _layout.slot("step_z")
+TRIPLE_EXHAUST: Final = _layout.slot("triple_exhaust")  # 1 = three tips in a triangle (458)
 UPPER_WHITE: Final = _layout.slot("upper_white")  # 1 = white above the belt and the nose's lamps
 BED_FRONT: Final = _layout.slot("bed_front")  # pickup bed x range (bed_front > bed_rear), 0 if none
 BED_REAR: Final = _layout.slot("bed_rear")

@@ -368,6 +368,14 @@ def body_decal(
             d_k = max(max(z - k_top, k_top - 0.15 - z), ay - (decal[m.TL_Y] - decal[m.TL_W]))
             if d_k < aa:
                 return m.BLACKGLOSS, m.GLASS, coverage(d_k, aa), 0.0
+        if decal[m.TRIPLE_EXHAUST] > 0.5 and nx < -0.5:
+            # three exhaust tips in a triangle at the centre of the tail (458 Italia)
+            z_e = decal[m.CLEARANCE] + 0.2
+            for y_e, dz_e in ((-0.075, 0.0), (0.075, 0.0), (0.0, 0.1)):
+                d_e = math.hypot(y - y_e, z - z_e - dz_e) - 0.045
+                if d_e < aa:
+                    rim = 1.0 - smooth(-0.014, -0.008, d_e)
+                    return m.BLACKGLOSS, m.CHROME, rim * coverage(d_e, aa), 0.0
         zt_ = z - decal[m.TL_Z]
         if decal[m.BLACK_BONNET] > 0.5 and nx < -0.5 and z > decal[m.BUMPER_R_Z] + 0.05:
             # the i3's black band runs on down its all-glass tailgate, the lamps inside it

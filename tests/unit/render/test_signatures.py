@@ -55,6 +55,8 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["four_dot"]}, m.HL_DOTS),
         ({"features": ["y_lamps"]}, m.HL_YSIGN),
         ({"features": ["stepped_nose"]}, m.STEP_X),
+        ({"features": ["triple_exhaust"]}, m.TRIPLE_EXHAUST),
+        ({"features": ["belt_drop"]}, m.BELT_DROP),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
@@ -208,3 +210,17 @@ def test_a_1990s_sports_car_has_no_dark_bumper_band_but_a_saloon_does() -> None:
 
     assert band("coupe", "fastback") == 0.0
     assert band("sedan", "three_box") == 1.0
+
+
+def test_a_beetles_side_glass_ends_ahead_of_the_rear_wheel() -> None:
+    def glass_end_ahead_of_rear_wheel(features: list[str]) -> float:
+        beetle = {"length": 4278, "wheelbase": 2537, "height": 1486}  # the A5's dimensions
+        decal = model_of(roof="bubble", doors=3, features=features, **beetle).decal
+        return float(decal[m.WIN_REAR] - decal[m.WHEEL_R])  # x runs forwards
+
+    fenders, plain = (
+        glass_end_ahead_of_rear_wheel(["separate_fenders"]),
+        glass_end_ahead_of_rear_wheel([]),
+    )
+    assert fenders == pytest.approx(0.25)
+    assert fenders > plain

@@ -86,6 +86,7 @@ TAILLAMPS: Final = frozenset(
         "wrap",  # wrapping round the rear corner
         "tri_bar",  # three upright bars side by side each side (Mustang)
         "c_shape",  # a C-shaped band opening towards the centre (Civic from 2016)
+        "l_shape",  # up the rear pillar, then a leg in along the tailgate (CR-V from 2017)
     }
 )
 FEATURES: Final = frozenset(

@@ -830,6 +830,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "wrap": (0.2, 0.06, 0.4, 0.0, 0.0),
     "tri_bar": (0.15, 0.1, 0.3, 0.0, 0.0),
     "c_shape": (0.2, 0.08, 0.5, 0.0, 0.0),
+    "l_shape": (0.06, 0.2, 0.3, 0.0, 0.0),  # the upright part; the shader adds the leg
 }
 
 
@@ -1069,6 +1070,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_YSIGN] = 1.0 if plan.has("y_lamps") else 0.0
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
+    p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0
     top = p[m.HL_Z] + hh * (0.3 if p[m.GR_BARS] != 2.0 else 1.0)
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in ("single_frame", "spindle", "trapezoid", "v_motion"):
@@ -1108,7 +1110,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     w_rear = float(np.interp(L - 0.2, s, w))
     p[m.TL_W], p[m.TL_H], p[m.TL_ROUND], p[m.TL2_DY], p[m.TL_BAR] = tw, th, tround, tdy, tbar
     p[m.TL_Y] = w_rear - tw - 0.02
-    if plan.rear in ("box", "hatch", "pickup", "truck") and plan.taillamps == "vertical":
+    upright = plan.taillamps in ("vertical", "l_shape")
+    if plan.rear in ("box", "hatch", "pickup", "truck") and upright:
         p[m.TL_Z] = plan.belt_z - th - 0.02
     elif plan.rear in ("box", "pickup", "truck"):
         p[m.TL_Z] = plan.clearance + (0.55 if not big else 0.5)

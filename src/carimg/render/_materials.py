@@ -90,6 +90,7 @@ HL_DOTS: Final = _layout.slot("hl_dots")  # 1 = four light points in each head l
 HL_YSIGN: Final = _layout.slot("hl_ysign")  # 1 = a Y-shaped light in each head lamp
 HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each lamp's outer end
 TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright bars
+TL_L: Final = _layout.slot("tl_l")  # 1 = each tail lamp is an L: up the pillar, a leg inwards
 TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre
 BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
 BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)

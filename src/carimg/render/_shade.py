@@ -384,6 +384,12 @@ def body_decal(
                 return m.PAINT, m.BLACKGLOSS, 1.0, 0.0
         tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
         d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
+        if decal[m.TL_L] > 0.5:
+            # the L's leg runs in along the tailgate from the upright part's foot
+            leg_w = decal[m.TL_W] * 2.2
+            y_leg = decal[m.TL_Y] - decal[m.TL_W] - leg_w + 0.03
+            d_leg = rrect(ay, zt_, y_leg, -decal[m.TL_H] + 0.035, leg_w, 0.035, 0.02)
+            d_tl = min(d_tl, d_leg)
         if decal[m.TL_C] > 0.5:
             # a C-shaped band: the lamp's outline less an inner cut opening towards the centre
             w_c, h_c = decal[m.TL_W], decal[m.TL_H]

@@ -43,6 +43,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"grille": "v_motion"}, m.GR_V),
         ({"taillamps": "tri_bar"}, m.TL_TRI),
         ({"taillamps": "c_shape"}, m.TL_C),
+        ({"taillamps": "l_shape"}, m.TL_L),
         ({"body": "minivan", "roof": "van", "features": ["sliding_doors", "belt_drop"]},
          m.BELT_DROP),
         ({"features": ["tridion"]}, m.TRIDION_X),

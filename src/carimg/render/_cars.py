@@ -1058,6 +1058,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_BARS] = 2.0
         p[m.GR_H] = gh * 2.6
         p[m.GR_W] = p[m.HL_Y] - hw - 0.015
+    elif plan.style == "suv" and plan.make == "ford" and plan.grille == "bars" and plan.era > 0.6:
+        p[m.GR_BARS] = 3.0  # a modern Ford SUV's three thick bars (Explorer)
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
     if p[m.GR_V]:
         # a wide, shallow V whose upper corners meet the lamps' inner ends (an Alfa shield is
@@ -1100,6 +1102,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         # make an hourglass, which every judge read as Lexus's spindle
         top_w = max(room, 0.08) / max(1.0 - p[m.GR_TAPER], 0.5)
         p[m.GR_W] = min(p[m.GR_W], top_w)
+    if plan.grille == "kidney" and plan.make == "bmw" and plan.year >= 2012:
+        # BMW's lamps reach in to touch the kidneys from the F30 on (older ones stand apart)
+        outer, inner = p[m.HL_Y] + p[m.HL_W], p[m.GR_W] + 0.005
+        p[m.HL_Y], p[m.HL_W] = (outer + inner) / 2, (outer - inner) / 2
     p[m.LI_Z] = plan.clearance + 0.16
     p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)
     p[m.LI_H] = 0.05 if plan.grille != "none" else 0.075

@@ -225,3 +225,21 @@ def test_a_beetles_side_glass_ends_ahead_of_the_rear_wheel() -> None:
     )
     assert fenders == pytest.approx(0.25)
     assert fenders > plain
+
+
+def test_a_modern_bmws_lamps_reach_in_to_touch_its_kidneys() -> None:
+    def gap(year: int) -> float:
+        record = parse_generation(
+            {**HATCH, "make": "bmw", "grille": "kidney", "years": [1990, 2026]}
+        )
+        decal = build_from_plan(_plan_from_record(record, year)).decal
+        return float(decal[m.HL_Y] - decal[m.HL_W] - decal[m.GR_W])
+
+    assert gap(2015) == pytest.approx(0.005)
+    assert gap(2005) > 0.02
+
+
+def test_a_modern_ford_suv_wears_three_thick_bars() -> None:
+    ford = model_of(make="ford", body="suv", roof="box", grille="bars").decal
+    other = model_of(body="suv", roof="box", grille="bars").decal
+    assert (ford[m.GR_BARS], other[m.GR_BARS]) == (3.0, 5.0)

@@ -64,6 +64,7 @@ GRILLES: Final = frozenset(
 HEADLAMPS: Final = frozenset(
     {
         "round",  # one round lamp each side
+        "round_low",  # big round lamps low in the bumper, small ones above at the bonnet (Fiat 500)
         "twin_round",  # two round lamps each side
         "oval",
         "rect",  # upright-ish rectangle
@@ -125,6 +126,7 @@ FEATURES: Final = frozenset(
         "grille_bar",  # a bright bar across the nose joining the head lamps (Honda's "wing")
         "halo_rings",  # two light rings in each head lamp (BMW)
         "fang_drl",  # a day-time light dropping from each lamp down the bumper (Peugeot)
+        "ring_drl",  # a day-time light ring tracing each round lamp's rim (MINI from 2014)
         "four_dot",  # four light points in each head lamp (Porsche from 2014)
         "y_lamps",  # a Y-shaped light in each head lamp (Lamborghini from 2011)
         "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)

@@ -809,6 +809,7 @@ _GRILLE_INFILL_BY_MAKE: dict[tuple[str, int], int] = {
 # head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)
 _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, float]] = {
     "round": (0.095, 0.095, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
+    "round_low": (0.115, 0.115, 1.0, 0.0, 0.0, 0.21, 0.055, 0.03),  # small lamps 21 cm above
     "twin_round": (0.068, 0.068, 1.0, 0.0, -0.16, 0.0, 0.068, 0.068),
     "oval": (0.14, 0.075, 1.0, 0.05, 0.0, 0.0, 0.0, 0.0),
     "rect": (0.2, 0.07, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0),
@@ -1027,6 +1028,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_Z] = nose_z - hh - 0.035 if not big else plan.clearance + 0.55
     if plan.style == "pickup":
         p[m.HL_Z] = nose_z - hh - 0.09  # on the tall upright face, below the bonnet's edge
+    if plan.headlamps == "round_low":
+        # in the bumper, inboard of its rounded corners; the small lamps at the bonnet's edge
+        _place_lamp(p, hw, hh, w_front - hw - 0.11, nose_z - hh - 0.2)
     if plan.headlamps in ("round", "oval") and plan.has("round_body"):
         # big, upright lamps filling the nose's corners (Mini, 500, New Beetle)
         hw, hh = hw * 1.25, hh * 1.25
@@ -1069,6 +1073,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_HALO] = 1.0 if plan.has("halo_rings") else 0.0
     p[m.HL_FANG] = 1.0 if plan.has("fang_drl") else 0.0
     p[m.HL_DOTS] = 1.0 if plan.has("four_dot") else 0.0
+    p[m.HL_RING] = 1.0 if plan.has("ring_drl") else 0.0
     p[m.HL_YSIGN] = 1.0 if plan.has("y_lamps") else 0.0
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0

@@ -86,6 +86,7 @@ GR_V: Final = _layout.slot("gr_v")  # 1 = the mouth ends at a chrome V (V-motion
 GRILLE_BAR: Final = _layout.slot("grille_bar")  # 1 = a chrome bar joins the lamps over the grille
 HL_HALO: Final = _layout.slot("hl_halo")  # 1 = two light rings in each head lamp
 SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail starts, 0 none
+HL_RING: Final = _layout.slot("hl_ring")  # 1 = a light ring tracing each head lamp's rim
 HL_DOTS: Final = _layout.slot("hl_dots")  # 1 = four light points in each head lamp
 HL_YSIGN: Final = _layout.slot("hl_ysign")  # 1 = a Y-shaped light in each head lamp
 HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each lamp's outer end

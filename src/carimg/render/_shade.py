@@ -315,6 +315,8 @@ def body_decal(
                 pat = 1.0  # the fang is all light
             elif decal[m.HL_HALO] > 0.5:
                 pat = _halo_rings(ay, zs, decal)
+            elif decal[m.HL_RING] > 0.5:
+                pat = 1.0 - smooth(0.004, 0.011, abs(d_hl + 0.016))  # a ring inside the rim
             elif decal[m.HL_DOTS] > 0.5:
                 pat = _four_dots(ay, zs, decal)
             elif decal[m.HL_YSIGN] > 0.5:

@@ -59,7 +59,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 24,
+GOLDEN: dict[str, Any] = {'version': 25,
  'hashes': {'saloon@30': '0f51e870198ed649',
             'saloon@90': '056290feb05476cf',
             'saloon@200': '22eca0565ed4fc87',

@@ -54,6 +54,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["white_roof"]}, m.ROOF_WHITE),
         ({"features": ["white_upper"]}, m.UPPER_WHITE),
         ({"features": ["four_dot"]}, m.HL_DOTS),
+        ({"features": ["ring_drl"]}, m.HL_RING),
         ({"features": ["y_lamps"]}, m.HL_YSIGN),
         ({"features": ["stepped_nose"]}, m.STEP_X),
         ({"features": ["triple_exhaust"]}, m.TRIPLE_EXHAUST),
@@ -243,3 +244,10 @@ def test_a_modern_ford_suv_wears_three_thick_bars() -> None:
     ford = model_of(make="ford", body="suv", roof="box", grille="bars").decal
     other = model_of(body="suv", roof="box", grille="bars").decal
     assert (ford[m.GR_BARS], other[m.GR_BARS]) == (3.0, 5.0)
+
+
+def test_round_low_lamps_sit_in_the_bumper_under_small_lamps_at_the_bonnets_edge() -> None:
+    low = model_of(headlamps="round_low", features=["round_body"]).decal
+    high = model_of(headlamps="round", features=["round_body"]).decal
+    assert low[m.HL_Z] < high[m.HL_Z] - 0.15
+    assert low[m.HL2_DZ] > 0.15 and low[m.HL2_W] > 0.0  # the small lamps above

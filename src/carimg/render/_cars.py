@@ -835,6 +835,24 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
 }
 
 
+# graphics a feature word switches on: decal slot -> the word
+_FEATURE_SLOTS: dict[int, str] = {
+    m.ROOF_BLACK: "two_tone",
+    m.ROOF_WHITE: "white_roof",
+    m.UPPER_WHITE: "white_upper",
+    m.TRIPLE_EXHAUST: "triple_exhaust",
+    m.WRAP_GLASS: "wrap_glass",
+    m.SIDE_VENT: "side_vents",
+    m.BLACK_BONNET: "black_bonnet",
+    m.GRILLE_BAR: "grille_bar",
+    m.HL_HALO: "halo_rings",
+    m.HL_FANG: "fang_drl",
+    m.HL_DOTS: "four_dot",
+    m.HL_RING: "ring_drl",
+    m.HL_YSIGN: "y_lamps",
+}
+
+
 def _decal_params(
     plan: BodyPlan,
     sil: _Silhouette,
@@ -870,17 +888,12 @@ def _decal_params(
         p[m.X_GH_END] = x_of(L) - 0.25
     dark_pillars = plan.roof == "floating" or plan.era > 0.75 or plan.has("tridion")
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
-    p[m.ROOF_BLACK] = 1.0 if plan.has("two_tone") else 0.0
-    p[m.ROOF_WHITE] = 1.0 if plan.has("white_roof") else 0.0
-    p[m.UPPER_WHITE] = 1.0 if plan.has("white_upper") else 0.0
-    p[m.TRIPLE_EXHAUST] = 1.0 if plan.has("triple_exhaust") else 0.0
+    for slot, feature in _FEATURE_SLOTS.items():
+        p[slot] = 1.0 if plan.has(feature) else 0.0
     if plan.has("stepped_nose"):
         p[m.STEP_X] = x_of(sil.cowl_s - 0.16)
         p[m.STEP_Z] = (plan.nose_z + sil.cowl_z) / 2 + 0.01
         p[m.STEP_Y] = float(np.interp(sil.cowl_s - 0.16, s, w)) - 0.2
-    p[m.WRAP_GLASS] = 1.0 if plan.has("wrap_glass") else 0.0
-    p[m.SIDE_VENT] = 1.0 if plan.has("side_vents") else 0.0
-    p[m.BLACK_BONNET] = 1.0 if plan.has("black_bonnet") else 0.0
     p[m.DRL] = 1.0 if e > 0.6 else 0.0
     # side windows and pillars
     win_front_s = sil.cowl_s + 0.02
@@ -1056,7 +1069,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_CROSS] = cross
     p[m.GR_TYPE] = _GRILLE_INFILL_BY_MAKE.get((plan.make, pattern), pattern)
     p[m.GR_BARS] = 5.0
-    if plan.style == "pickup" and plan.make == "ford" and p[m.GR_TYPE] == 0:
+    ford_truck = plan.style == "pickup" and plan.make == "ford" and p[m.GR_TYPE] == 0
+    if ford_truck:
         # Ford's full-size trucks: two thick bars across a tall grille that fills the space
         # between the lamps, level with their tops
         p[m.GR_BARS] = 2.0
@@ -1069,16 +1083,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         # a wide, shallow V whose upper corners meet the lamps' inner ends (an Alfa shield is
         # narrow and tall)
         p[m.GR_W] = max(p[m.HL_Y] - hw * 0.8, 0.3)
-    p[m.GRILLE_BAR] = 1.0 if plan.has("grille_bar") else 0.0
-    p[m.HL_HALO] = 1.0 if plan.has("halo_rings") else 0.0
-    p[m.HL_FANG] = 1.0 if plan.has("fang_drl") else 0.0
-    p[m.HL_DOTS] = 1.0 if plan.has("four_dot") else 0.0
-    p[m.HL_RING] = 1.0 if plan.has("ring_drl") else 0.0
-    p[m.HL_YSIGN] = 1.0 if plan.has("y_lamps") else 0.0
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
     p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0
-    top = p[m.HL_Z] + hh * (0.3 if p[m.GR_BARS] != 2.0 else 1.0)
+    top = p[m.HL_Z] + hh * (1.0 if ford_truck else 0.3)
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in ("single_frame", "spindle", "trapezoid", "v_motion"):
         p[m.GR_Z] = top - p[m.GR_H] * 0.8

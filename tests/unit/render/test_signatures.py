@@ -251,3 +251,28 @@ def test_round_low_lamps_sit_in_the_bumper_under_small_lamps_at_the_bonnets_edge
     high = model_of(headlamps="round", features=["round_body"]).decal
     assert low[m.HL_Z] < high[m.HL_Z] - 0.15
     assert low[m.HL2_DZ] > 0.15 and low[m.HL2_W] > 0.0  # the small lamps above
+
+
+def test_toyotas_wide_low_mouth_wears_bars_where_lexus_keeps_honeycomb() -> None:
+    toyota = model_of(make="toyota", grille="trapezoid").decal
+    assert toyota[m.GR_TYPE] == 0.0  # bars
+
+
+def test_a_pickups_lamps_sit_on_its_upright_face_below_the_bonnet_edge() -> None:
+    def lamp_top_below_nose(body: str, roof: str) -> float:
+        record = parse_generation({**HATCH, "body": body, "roof": roof, "cab": "crew"})
+        plan = _plan_from_record(record, 2020)
+        decal = build_from_plan(plan).decal
+        return float(_Silhouette(plan).nose_z - (decal[m.HL_Z] + decal[m.HL_H]))
+
+    assert lamp_top_below_nose("pickup", "cab") > lamp_top_below_nose("hatchback", "hatch") + 0.04
+
+
+def test_a_fastback_saloon_keeps_its_roof_end_whatever_its_glass_rake() -> None:
+    def roof_end(rake: float) -> float:
+        hints = {"backlight_rake": rake, "roof_end": -100}
+        record = parse_generation({**HATCH, "body": "sedan", "doors": 4, "roof": "fastback",
+                                   "hints": hints})  # fmt: skip
+        return _Silhouette(_plan_from_record(record, 2020)).rr_s
+
+    assert roof_end(12) == roof_end(30)

@@ -101,6 +101,7 @@ FEATURES: Final = frozenset(
         "hood_scoop",
         "light_bar_front",  # full-width light bar across the nose
         "two_tone",  # contrasting roof
+        "racing_stripes",  # two stripes over bonnet, roof and deck (Ford GT, after the GT40)
         "stepped_nose",  # a low bonnet stepping up to the screen, lamps on the step (Multipla)
         "lamps_in_grille",  # one grille across the whole nose, the lamps at its ends (Bronco)
         "shoulders",  # the cabin stands well inboard of wide, flat shoulders (Hummer H1)

@@ -31,6 +31,7 @@ from carimg.render._palette import (
 )
 from carimg.render._pool import RenderPool, RenderPoolRestarted
 from carimg.render._render import (
+    ELEVATION_DEG,
     SOURCE_SIZE,
     SourceRender,
     ViewError,
@@ -42,6 +43,7 @@ from carimg.render._views import VIEW_YAWS
 
 __all__ = [
     "BODY_STYLES",
+    "ELEVATION_DEG",
     "FINISHES",
     "METALLIC_PRESETS",
     "PRESET_COLORS",

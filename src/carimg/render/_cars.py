@@ -844,6 +844,7 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.WRAP_GLASS: "wrap_glass",
     m.SIDE_VENT: "side_vents",
     m.BLACK_BONNET: "black_bonnet",
+    m.STRIPES: "racing_stripes",
     m.GRILLE_BAR: "grille_bar",
     m.HL_HALO: "halo_rings",
     m.HL_FANG: "fang_drl",

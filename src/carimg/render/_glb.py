@@ -50,6 +50,7 @@ _MATERIALS: dict[int, tuple[str, tuple[float, float, float, float], float, float
     m.SEAT: ("seat", (0.035, 0.03, 0.028, 1.0), 0.0, 0.75),
     m.BLACKGLOSS: ("black gloss", (0.01, 0.01, 0.01, 1.0), 0.0, 0.1),
     m.WHITEGLOSS: ("white gloss", (0.8, 0.8, 0.78, 1.0), 0.0, 0.1),
+    m.STRIPE: ("stripe", (0.8, 0.8, 0.78, 1.0), 0.0, 0.1),
 }
 
 

@@ -27,6 +27,7 @@ CANVAS: Final = 13  # matte black fabric
 SEAT: Final = 14
 BLACKGLOSS: Final = 15
 WHITEGLOSS: Final = 16  # a contrasting white roof
+STRIPE: Final = 17  # racing stripes: white on a dark paint, near-black on a light one
 
 
 class _Layout:
@@ -100,6 +101,7 @@ KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail,
 WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner
 SIDE_VENT: Final = _layout.slot("side_vent")  # 1 = a vent in each flank behind the front wheel
 BLACK_BONNET: Final = _layout.slot("black_bonnet")  # 1 = the bonnet is black
+STRIPES: Final = _layout.slot("stripes")  # 1 = two stripes along the centreline, over the top
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
 TL_W: Final = _layout.slot("tl_w")

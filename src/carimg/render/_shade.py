@@ -143,6 +143,12 @@ def _grille_pattern(ay: float, z: float, decal: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _stripes(ay: float) -> float:
+    """Signed distance to two 22 cm racing stripes either side of an 8 cm gap on the centreline."""
+    return abs(ay - 0.15) - 0.11
+
+
+@njit(cache=True, nogil=True)
 def _shut_lines(
     x: float,
     ay: float,
@@ -284,6 +290,8 @@ def body_decal(
         roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT
         if decal[m.ROOF_WHITE] > 0.5 or decal[m.UPPER_WHITE] > 0.5:
             roof = m.WHITEGLOSS
+        if decal[m.STRIPES] > 0.5:
+            return roof, m.STRIPE, coverage(_stripes(ay), aa), 0.0
         return roof, roof, 0.0, 0.0
     # belt molding under the side glass
     if any_ > 0.55 and in_gh_x and decal[m.CABIN_FRONT] == 0.0 and z > belt - 0.012:  # noqa: SIM102
@@ -501,6 +509,10 @@ def body_decal(
                         coverage(d_h, aa),
                         0.0,
                     )
+    if decal[m.STRIPES] > 0.5 and nz > 0.2:
+        d_st = _stripes(ay)
+        if d_st < aa:
+            return m.PAINT, m.STRIPE, coverage(d_st, aa), 0.0
     return m.PAINT, m.PAINT, 0.0, pattern
 
 

@@ -268,6 +268,9 @@ def shade_material(
     smap: np.ndarray,
 ) -> tuple[float, float, float]:
     """Linear radiance of one material at one point (n the normal, v towards the camera)."""
+    if mat == m.STRIPE:
+        lum = 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
+        mat = m.BLACKGLOSS if lum > 0.3 else m.WHITEGLOSS
     ndv = nx * vx + ny * vy + nz * vz
     if ndv < 0.0:
         ndv = 0.0

@@ -59,22 +59,22 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 25,
- 'hashes': {'saloon@30': '0f51e870198ed649',
-            'saloon@90': '056290feb05476cf',
-            'saloon@200': '22eca0565ed4fc87',
-            'off-roader@30': '5c85bbeb6fb0b560',
-            'off-roader@90': '597bd2515b07e12f',
-            'off-roader@200': '7da6a8adefeab898',
-            'liftback@30': 'e86f6c7c7e366bc4',
-            'liftback@90': '79772f7f8ecb3fa9',
-            'liftback@200': '197406ea2887513d',
-            'truck@30': '6899ea45f3a98f15',
-            'truck@90': 'e35be94b6b29bd8a',
-            'truck@200': 'eeb72ad76a31a021',
-            'motorcycle@30': '2ad5e5ff18e18129',
-            'motorcycle@90': '66f2528ba8c7851b',
-            'motorcycle@200': '618c3fdba326f103'}}  # fmt: skip
+GOLDEN: dict[str, Any] = {'version': 26,
+ 'hashes': {'saloon@30': '48973cad4c4db912',
+            'saloon@90': 'cb3bf405360c519b',
+            'saloon@200': '79adb33cbf69aa30',
+            'off-roader@30': 'd08e33a5a041c389',
+            'off-roader@90': '6cd8f10f543ae836',
+            'off-roader@200': '34ec67d95e50f825',
+            'liftback@30': '6b12394ca49d6293',
+            'liftback@90': 'c8d0c733e00c4bba',
+            'liftback@200': '8ef351aa4aef6185',
+            'truck@30': 'b8e6e8ba67aa3ae5',
+            'truck@90': 'a396ee7da95f64d8',
+            'truck@200': 'eefc725f2b3364e4',
+            'motorcycle@30': 'ea77d3d26d4538d7',
+            'motorcycle@90': 'c77c5233c280e9b2',
+            'motorcycle@200': '01f731661fdaf101'}}  # fmt: skip
 
 
 def test_output_changes_only_with_a_version_bump() -> None:

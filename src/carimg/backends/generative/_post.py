@@ -26,11 +26,17 @@ import numpy as np
 from numpy.typing import NDArray
 from PIL import Image, ImageDraw, ImageFilter
 
-from carimg.render import SOURCE_SIZE, VIEW_YAWS, alpha_bounds, encode_source_png
+from carimg.render import (
+    ELEVATION_DEG,
+    SOURCE_SIZE,
+    VIEW_YAWS,
+    alpha_bounds,
+    encode_source_png,
+)
 
 MATTE_TOLERANCE: Final = 40  # per channel sum distance (PIL flood-fill threshold)
 _CLEAR: Final = 0.02  # share of fully transparent pixels that counts as a returned cut-out
-_ELEVATION: Final = math.radians(8.0)  # the procedural camera's
+_ELEVATION: Final = math.radians(ELEVATION_DEG)  # the procedural camera's
 _LENGTH_OVER_WIDTH: Final = 2.5  # a typical car's footprint, for the shadow's depth
 _MARK: Final = (255, 0, 254)
 

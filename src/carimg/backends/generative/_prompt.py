@@ -34,7 +34,7 @@ _SHOTS: Final[dict[str, str]] = {
 
 _STUDIO: Final = (
     "The whole vehicle in frame and centred, nothing cropped, the camera slightly above the "
-    "vehicle's mid-height (about 8 degrees down), long lens, soft even studio lighting. "
+    "vehicle's mid-height (about 5 degrees down), long lens, soft even studio lighting. "
     "Transparent background; if transparency is unavailable, a plain pure white seamless "
     "background. No ground, no floor reflection, no shadow, no people, no other objects. No "
     "logos, badges, emblems, text, watermarks or licence plates (plate areas blank)."

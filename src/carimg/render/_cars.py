@@ -804,6 +804,7 @@ _GRILLE_INFILL_BY_MAKE: dict[tuple[str, int], int] = {
     ("ford", 1): 0,
     ("ford", 3): 0,
     ("toyota", 3): 0,  # Toyota's wide low mouths wear bars; honeycomb under slim lamps is Lexus
+    ("levc", 1): 0,  # the London cab's chrome-ringed oval of bars
     **{(make, 3): 1 for make in ("renault", "peugeot", "kia", "hyundai", "chevrolet", "nissan")},
 }
 # head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)

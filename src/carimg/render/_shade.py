@@ -70,10 +70,9 @@ def _four_dots(ay: float, zs: float, decal: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _y_light(ay: float, zs: float, decal: np.ndarray) -> float:
-    """Glow of a Y-shaped light line inside a lamp (Lamborghini's Y), given lamp-centred |y|, z."""
-    w, h = decal[m.HL_W], decal[m.HL_H]
-    u = ay - decal[m.HL_Y]
+def _y_light(u: float, zs: float, w: float, h: float) -> float:
+    """Glow of a Y-shaped light line inside a lamp of half sizes w, h (Lamborghini's Y), at
+    lamp-centred u (outwards) and zs."""
     d = 1e9
     # the stem runs outwards along the lamp, the two arms fork towards its inner end
     for y0, z0, y1, z1 in ((0.0, 0.0, 0.8 * w, 0.0), (0.0, 0.0, -0.7 * w, 0.7 * h),
@@ -328,7 +327,7 @@ def body_decal(
             elif decal[m.HL_DOTS] > 0.5:
                 pat = _four_dots(ay, zs, decal)
             elif decal[m.HL_YSIGN] > 0.5:
-                pat = _y_light(ay, zs, decal)
+                pat = _y_light(ay - decal[m.HL_Y], zs, decal[m.HL_W], decal[m.HL_H])
             elif decal[m.DRL] > 0.5:
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
             if d_hl > 0.0:
@@ -426,6 +425,9 @@ def body_decal(
             if decal[m.DRL] > 0.5:
                 # a modern lamp's LED signature: a lit line tracing its outline just inside it
                 inner = 1.0 - smooth(0.003, 0.01, abs(d_tl + 0.016))
+            if decal[m.HL_YSIGN] > 0.5:
+                # the Y repeats in the tail lamps (Lamborghini)
+                inner = _y_light(ay - decal[m.TL_Y], zt_, decal[m.TL_W], decal[m.TL_H])
             if d_tl > 0.0:
                 return m.PAINT, m.BLACKGLOSS, coverage(d_tl - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.TAILLIGHT, coverage(d_tl, aa), inner

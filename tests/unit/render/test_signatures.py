@@ -12,6 +12,9 @@ from carimg.render import _materials as m
 from carimg.render._cars import _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
+from carimg.render._shade import body_decal
+from carimg.render._studio import studio_map
+from carimg.render._surfaces import shade_material
 
 HATCH: dict[str, Any] = {
     "make": "signature", "model": "hatch", "generation": "S1", "years": [2016, 2022],
@@ -59,6 +62,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["stepped_nose"]}, m.STEP_X),
         ({"features": ["triple_exhaust"]}, m.TRIPLE_EXHAUST),
         ({"features": ["belt_drop"]}, m.BELT_DROP),
+        ({"features": ["racing_stripes"]}, m.STRIPES),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
@@ -276,3 +280,54 @@ def test_a_fastback_saloon_keeps_its_roof_end_whatever_its_glass_rake() -> None:
         return _Silhouette(_plan_from_record(record, 2020)).rr_s
 
     assert roof_end(12) == roof_end(30)
+
+
+def overlay_on_bonnet(model: VehicleModel, y: float) -> tuple[int, float]:
+    """(overlay material, coverage) of an upward-facing point of the bonnet at |y|."""
+    x = float(model.decal[m.X_FRONT] + model.decal[m.X_A]) / 2
+    z = float(model.decal[m.BUMPER_F_Z]) + 0.2
+    _, overlay, cover, _ = body_decal(x, y, z, 0.2, 0.0, 0.98, 0.002, model.decal, model.profile)
+    return overlay, cover
+
+
+def test_racing_stripes_run_either_side_of_the_centreline_only() -> None:
+    striped = model_of(features=["racing_stripes"])
+    assert overlay_on_bonnet(striped, 0.15) == (m.STRIPE, 1.0)
+    assert overlay_on_bonnet(striped, 0.0)[1] == 0.0  # the gap between them
+    assert overlay_on_bonnet(striped, 0.5)[1] == 0.0
+    assert overlay_on_bonnet(model_of(), 0.15)[1] == 0.0
+
+
+def test_stripes_are_white_on_a_dark_paint_and_dark_on_a_light_one() -> None:
+    model = model_of(features=["racing_stripes"])
+
+    def shade(material: int, paint: tuple[float, float, float]) -> tuple[float, float, float]:
+        return shade_material(
+            material, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+            np.array(paint), 0, model.decal, model.profile, studio_map(),
+        )  # fmt: skip
+
+    red, white = (0.6, 0.02, 0.02), (0.8, 0.8, 0.8)
+    assert shade(m.STRIPE, red) == shade(m.WHITEGLOSS, red)
+    assert shade(m.STRIPE, white) == shade(m.BLACKGLOSS, white)
+
+
+def test_lamborghinis_y_repeats_in_its_tail_lamps() -> None:
+    def tail_lamp_glow_at_its_centre(features: list[str]) -> float:
+        model = model_of(features=features)
+        d = model.decal
+        y = float(d[m.TL_Y] + d[m.TL_W] * 0.3)
+        _, overlay, _, glow = body_decal(
+            float(d[m.X_REAR]) + 0.01, y, float(d[m.TL_Z]), -1.0, 0.0, 0.0, 0.002, d,
+            model.profile,
+        )  # fmt: skip
+        assert overlay == m.TAILLIGHT
+        return float(glow)
+
+    assert tail_lamp_glow_at_its_centre(["y_lamps"]) > 0.9
+    assert tail_lamp_glow_at_its_centre([]) < 0.1
+
+
+def test_the_london_cabs_oval_grille_is_bars_where_others_are_mesh() -> None:
+    assert model_of(make="levc", grille="oval").decal[m.GR_TYPE] == 0
+    assert model_of(grille="oval").decal[m.GR_TYPE] == 1

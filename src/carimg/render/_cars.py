@@ -796,7 +796,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "vertical_bars": (0.4, 0.1, 0.2, 0.0, 0.0, 0.0, 0, 0, 2),
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
-    "v_motion": (0.52, 0.12, 0.25, -0.3, 0.0, 0.0, 0, 0, 3),
+    "v_motion": (0.52, 0.13, 0.6, -0.45, 0.0, 0.0, 0, 0, 3),
 }
 # a make's own infill for a mesh or honeycomb mouth (0 bars, 1 mesh, 3 honeycomb): Ford's bars;
 # honeycomb stays with the makes that wear it, so it stops reading as Toyota or Lexus everywhere
@@ -1082,9 +1082,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_BARS] = 3.0  # a modern Ford SUV's three thick bars (Explorer)
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
     if p[m.GR_V]:
-        # a wide, shallow V whose upper corners meet the lamps' inner ends (an Alfa shield is
-        # narrow and tall)
-        p[m.GR_W] = max(p[m.HL_Y] - hw * 0.8, 0.3)
+        # a wide, shallow mouth whose top meets the lamps' inner ends (an Alfa shield is narrow
+        # and tall); the width is set at its middle, the taper widens the top by 45 %
+        p[m.GR_W] = max(p[m.HL_Y] - hw * 0.8, 0.3) / 1.45
+        p[m.GR_H] = min(p[m.GR_H], gh * 1.25)  # an SUV's is no taller (tall, it is a shield)
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
     p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0
@@ -1117,6 +1118,13 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         # make an hourglass, which every judge read as Lexus's spindle
         top_w = max(room, 0.08) / max(1.0 - p[m.GR_TAPER], 0.5)
         p[m.GR_W] = min(p[m.GR_W], top_w)
+    if plan.grille == "split" and plan.engine == "mid":
+        # a mid-engined car's intakes sit outboard under its lamps: two small slots between
+        # them read as BMW kidneys
+        p[m.GR_GAP] = p[m.HL_Y]
+        p[m.GR_W] = p[m.HL_Y] + hw
+        p[m.GR_H] = 0.045
+        p[m.GR_Z] = p[m.HL_Z] - hh - 0.015 - p[m.GR_H]
     if plan.grille == "kidney" and plan.make == "bmw" and plan.year >= 2012:
         # BMW's lamps reach in to touch the kidneys from the F30 on (older ones stand apart)
         outer, inner = p[m.HL_Y] + p[m.HL_W], p[m.GR_W] + 0.005

@@ -83,7 +83,7 @@ GR_GAP: Final = _layout.slot("gr_gap")  # half width of a body-colour divide at 
 GR_SLOTS: Final = _layout.slot("gr_slots")  # n body-colour-separated vertical slots (0 = none)
 GR_CROSS: Final = _layout.slot("gr_cross")  # 1 = a body-colour cross divides the grille
 GR_BARS: Final = _layout.slot("gr_bars")
-GR_V: Final = _layout.slot("gr_v")  # 1 = the mouth ends at a chrome V (V-motion)
+GR_V: Final = _layout.slot("gr_v")  # 1 = a chrome U hugs the tapering mouth (V-motion)
 GRILLE_BAR: Final = _layout.slot("grille_bar")  # 1 = a chrome bar joins the lamps over the grille
 HL_HALO: Final = _layout.slot("hl_halo")  # 1 = two light rings in each head lamp
 SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail starts, 0 none

@@ -108,17 +108,7 @@ def _grille(ay: float, z: float, decal: np.ndarray) -> float:
         d = max(d, 0.22 * pitch - abs(u - math.floor(u) - 0.5) * pitch)
     if decal[m.GR_CROSS] > 0.5:
         d = max(d, 0.018 - min(ay, abs(z - decal[m.GR_Z])))
-    if decal[m.GR_V] > 0.5:
-        d = max(d, -_v_line(ay, z, decal))  # a V-motion mouth ends at its V
     return d
-
-
-@njit(cache=True, nogil=True)
-def _v_line(ay: float, z: float, decal: np.ndarray) -> float:
-    """Signed distance above the V from a mouth's bottom centre to its upper corners."""
-    gh = decal[m.GR_H]
-    k = 1.7 * gh / max(decal[m.GR_W], 0.1)
-    return float((z - (decal[m.GR_Z] - gh * 0.95) - ay * k) / math.sqrt(1.0 + k * k))
 
 
 @njit(cache=True, nogil=True)
@@ -348,9 +338,9 @@ def body_decal(
             if d_slot < aa and decal[m.GR_W] > 0.0:  # a bar alone on a closed nose (Fiat 500)
                 return m.PAINT, m.BLACKGLOSS, coverage(d_slot, aa), 0.0
         d_gr = _grille(ay, z, decal)
-        if decal[m.GR_V] > 0.5 and ay < decal[m.GR_W] and z < decal[m.GR_Z] + decal[m.GR_H]:
-            # the chrome V under the mouth, from its upper corners to its bottom centre
-            d_v = abs(_v_line(ay, z, decal) + 0.022) - 0.022
+        if decal[m.GR_V] > 0.5 and z < decal[m.GR_Z] + decal[m.GR_H] - 0.03:
+            # Nissan's V-motion: a thick chrome U hugging the mouth's tapering sides and bottom
+            d_v = abs(d_gr - 0.035) - 0.025
             if d_v < aa:
                 return m.PAINT, m.CHROME, coverage(d_v, aa), 0.0
         if d_gr < aa + 0.012:

@@ -331,3 +331,23 @@ def test_lamborghinis_y_repeats_in_its_tail_lamps() -> None:
 def test_the_london_cabs_oval_grille_is_bars_where_others_are_mesh() -> None:
     assert model_of(make="levc", grille="oval").decal[m.GR_TYPE] == 0
     assert model_of(grille="oval").decal[m.GR_TYPE] == 1
+
+
+def test_a_mid_engined_cars_split_intakes_sit_outboard_under_its_lamps() -> None:
+    supercar = model_of(body="coupe", doors=2, roof="fastback", engine="mid", grille="split")
+    d = supercar.decal
+    assert d[m.GR_GAP] >= d[m.HL_Y]  # the inner edge no nearer the centre than the lamp's middle
+    assert d[m.GR_Z] + d[m.GR_H] < d[m.HL_Z] - d[m.HL_H]
+    front_engined = model_of(grille="split").decal
+    assert front_engined[m.GR_GAP] < front_engined[m.HL_Y]
+
+
+def test_a_v_motion_mouth_is_widest_at_its_top_and_hugged_by_chrome_below() -> None:
+    suv = model_of(body="suv", roof="box", grille="v_motion")
+    d = suv.decal
+    assert d[m.GR_TAPER] < 0.0
+    assert d[m.GR_H] <= model_of(grille="v_motion").decal[m.GR_H] * 1.3
+    x = float(d[m.X_FRONT]) - 0.05
+    below = float(d[m.GR_Z] - d[m.GR_H]) - 0.035  # just under the mouth's bottom edge
+    _, overlay, _, _ = body_decal(x, 0.0, below, 1.0, 0.0, 0.0, 0.002, d, suv.profile)
+    assert overlay == m.CHROME

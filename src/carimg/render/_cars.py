@@ -165,6 +165,8 @@ class _Silhouette:
         it at the screen's rake), over a peak and down in a quarter ellipse to a round tail."""
         p = self.plan
         tail_z = p.belt_z - 0.12  # the arch runs on below the belt into a round tail
+        if p.has("separate_fenders"):
+            tail_z = p.belt_z - 0.3  # a Beetle's dome falls to a low, rounded tail
         peak = self.cowl_s + 0.42 * (p.length - self.cowl_s)
         rise, run = self.roof_z - z0, peak - s0
         if power <= 0.0:
@@ -914,6 +916,8 @@ def _decal_params(
             # a bubble coupe's or Beetle's arch is mostly metal: its glass ends ahead of the rear
             # wheel (TT, New Beetle)
             win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase - 0.25)
+        if plan.has("separate_fenders"):
+            win_rear_s -= 0.15  # the Beetle's small quarter light, far ahead of its tail
         p[m.WIN_REAR_LEAN] = 0.55
     elif plan.rear == "hatch" and plan.style in ("suv", "crossover") and plan.era > 0.5:
         # a modern SUV's thick, forward-leaning D-pillar (a wagon's is thin and upright)
@@ -926,6 +930,9 @@ def _decal_params(
     p[m.PILLAR_W] = 0.075 if L < 6 else 0.12
     # the roof rail shows as a band of paint over the side glass, wider on modern cars
     p[m.WIN_TOP_INSET] = 0.045 + 0.03 * e if L < 6 else 0.3
+    if plan.style == "van" and plan.height > 2.2:
+        # a high-roof van's glass stops at a car-height screen: the roof above is metal
+        p[m.SCREEN_TOP] = min(sil.cowl_z + 0.95, plan.height - 0.35)
     p[m.WIN_BOTTOM] = 0.012
     pillars: list[float] = []
     span = win_rear_s - win_front_s
@@ -937,6 +944,11 @@ def _decal_params(
     elif plan.doors <= 3:
         if plan.rear not in ("open",) and span > 1.3:
             pillars = [win_front_s + min(1.15, span * 0.7)]
+            if p[m.WIN_REAR_LEAN] > 0.3:
+                # a three-door hatch's quarter light is short behind its long door glass; one
+                # as long as the door's reads as a rear door (MINI, New Beetle)
+                win_rear_s = min(win_rear_s, pillars[0] + 0.6)
+                p[m.WIN_REAR] = x_of(win_rear_s)
     elif plan.rear in ("pickup",):
         if span > 1.5:
             pillars = [win_front_s + span * 0.52]
@@ -957,6 +969,10 @@ def _decal_params(
             s_a + 0.05,
             min(s_a + (1.25 if L > 4.3 else 1.05), plan.front_oh + plan.wheelbase - 0.5),
         ]
+        if pillars:
+            # a two-door's door ends under its B-pillar: a seam ahead of it, with glass behind,
+            # reads as a rear door
+            seams[1] = pillars[0] + 0.03
     elif plan.has("sliding_doors"):
         seams = [s_a + 0.03, s_a + 1.0, s_a + 1.07, s_a + 1.95]
         # the sliding door's rail runs back along the rear quarter under the glass

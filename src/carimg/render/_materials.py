@@ -102,6 +102,7 @@ WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the
 SIDE_VENT: Final = _layout.slot("side_vent")  # 1 = a vent in each flank behind the front wheel
 BLACK_BONNET: Final = _layout.slot("black_bonnet")  # 1 = the bonnet is black
 STRIPES: Final = _layout.slot("stripes")  # 1 = two stripes along the centreline, over the top
+SCREEN_TOP: Final = _layout.slot("screen_top")  # z where glass ends under a high roof, 0 = none
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
 TL_W: Final = _layout.slot("tl_w")

@@ -256,8 +256,14 @@ def body_decal(
             return m.PAINT, m.TRIM, coverage(-(inside_glass + 0.012), aa), 0.0
         # facing forward, backward or up: windshield, rear glass, roof
         corner = smooth(0.28, 0.5, any_)
+        roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT
+        if decal[m.ROOF_WHITE] > 0.5 or decal[m.UPPER_WHITE] > 0.5:
+            roof = m.WHITEGLOSS
+        cap = decal[m.SCREEN_TOP] - z if decal[m.SCREEN_TOP] > 0.0 else 1e9
+        if cap < 0.03:
+            pillar_mat = roof  # the high roof's cap over the glass is body, not a pillar
         if x > decal[m.X_RF] - 0.015:
-            d = min(z - (belt + 0.012), x - decal[m.X_RF] + 0.015)
+            d = min(min(z - (belt + 0.012), x - decal[m.X_RF] + 0.015), cap)
             cov = coverage(-d, aa) * (1.0 - corner)
             if cov > 0.5 and decal[m.IS_CAR] > 0.5:
                 # two wiper blades parked along the screen's base
@@ -269,16 +275,15 @@ def body_decal(
                             return m.GLASS, m.BLACKGLOSS, coverage(d_w, aa), 0.0
             return pillar_mat, m.GLASS, cov, 0.0
         if x < decal[m.X_RR] + 0.01:
-            d = min(z - (belt + 0.04), decal[m.X_RR] + 0.01 - x)
+            d = min(min(z - (belt + 0.04), decal[m.X_RR] + 0.01 - x), cap)
+            if decal[m.SCREEN_TOP] > 0.0:
+                d = min(d, z - decal[m.SCREEN_TOP] + 0.6)  # a van's rear-door windows
             if decal[m.X_GH_END] > decal[m.X_REAR] + 0.1:
                 d = min(d, x - decal[m.X_GH_END] - 0.02)
             if decal[m.WRAP_GLASS] > 0.5 and y < 0.0:
                 corner = 0.0  # the glass runs on round this corner into the side window
             cov = coverage(-d, aa) * (1.0 - corner)
             return pillar_mat, m.GLASS, cov, 0.0
-        roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT
-        if decal[m.ROOF_WHITE] > 0.5 or decal[m.UPPER_WHITE] > 0.5:
-            roof = m.WHITEGLOSS
         if decal[m.STRIPES] > 0.5:
             return roof, m.STRIPE, coverage(_stripes(ay), aa), 0.0
         return roof, roof, 0.0, 0.0

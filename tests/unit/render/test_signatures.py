@@ -228,7 +228,7 @@ def test_a_beetles_side_glass_ends_ahead_of_the_rear_wheel() -> None:
         glass_end_ahead_of_rear_wheel(["separate_fenders"]),
         glass_end_ahead_of_rear_wheel([]),
     )
-    assert fenders == pytest.approx(0.25)
+    assert fenders == pytest.approx(0.4)  # ahead of the wheel by its arch and a little more
     assert fenders > plain
 
 
@@ -351,3 +351,32 @@ def test_a_v_motion_mouth_is_widest_at_its_top_and_hugged_by_chrome_below() -> N
     below = float(d[m.GR_Z] - d[m.GR_H]) - 0.035  # just under the mouth's bottom edge
     _, overlay, _, _ = body_decal(x, 0.0, below, 1.0, 0.0, 0.0, 0.002, d, suv.profile)
     assert overlay == m.CHROME
+
+
+def test_a_high_roof_vans_windscreen_stops_well_below_its_roof() -> None:
+    van = model_of(
+        body="van", roof="van", length=5900, height=2700, wheelbase=3660,
+        hints={"cowl": -150, "hood_z": 1000, "belt_z": 1150, "screen_rake": 42},
+    )  # fmt: skip
+    d = van.decal
+    assert 0.0 < d[m.SCREEN_TOP] < 2.7 - 0.3
+    x_screen = float(d[m.X_RF]) + 0.05  # on the sloping front above the screen's base
+
+    def glass_at(z: float) -> float:
+        _, overlay, cover, _ = body_decal(x_screen, 0.0, z, 0.6, 0.0, 0.8, 0.002, d, van.profile)
+        return cover if overlay == m.GLASS else 0.0
+
+    assert glass_at(float(d[m.SCREEN_TOP]) - 0.2) == 1.0
+    assert glass_at(float(d[m.SCREEN_TOP]) + 0.2) == 0.0
+    assert model_of().decal[m.SCREEN_TOP] == 0.0
+
+
+def test_a_three_doors_door_ends_under_its_b_pillar_before_a_short_quarter_light() -> None:
+    three_door = model_of(doors=3, length=3850, wheelbase=2500, roof="hatch")
+    d = three_door.decal
+    b_pillar = float(d[m.PILLAR0])
+    door_rear_seam = float(d[m.DOOR0 + 1])
+    assert door_rear_seam == pytest.approx(b_pillar - 0.03)
+    quarter_light = b_pillar - float(d[m.WIN_REAR])
+    door_glass = float(d[m.WIN_FRONT]) - b_pillar
+    assert quarter_light < door_glass * 0.6

@@ -58,7 +58,8 @@ GRILLES: Final = frozenset(
         "vertical_bars",  # upright bars (waterfall)
         "oval",  # an oval or elliptic mouth
         "trapezoid",  # a wide mouth, wider at the bottom
-        "v_motion",  # a chrome V inside a trapezoid mouth, pointing down (Nissan from 2014)
+        "v_motion",  # a wide mouth hugged by a chrome U (Nissan's V-motion from 2014)
+        "hot_rod",  # a tall, narrow chrome grille of bars, round-topped (PT Cruiser, HHR)
     }
 )
 HEADLAMPS: Final = frozenset(
@@ -114,6 +115,9 @@ FEATURES: Final = frozenset(
         "side_steps",
         "side_pipes",  # exhaust pipes along the sills under the doors (Viper)
         "triple_exhaust",  # three exhaust tips in a triangle at the tail's centre (458 Italia)
+        "centre_exhaust",  # one big hexagonal outlet at the tail's centre (Aventador)
+        "quad_exhaust",  # four square tips, a pair at each corner of the tail (Corvette C8)
+        "side_gills",  # three slanted gills in each front wing behind the wheel (Viper)
         "snorkel",
         "side_intakes",  # intakes ahead of the rear wheels (mid-engined)
         "fender_peaks",  # raised front wings with the lamps on top

@@ -799,6 +799,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
     "v_motion": (0.52, 0.13, 0.6, -0.45, 0.0, 0.0, 0, 0, 3),
+    "hot_rod": (0.2, 0.15, 0.7, 0.15, 0.0, 0.0, 0, 0, 0),
 }
 # a make's own infill for a mesh or honeycomb mouth (0 bars, 1 mesh, 3 honeycomb): Ford's bars;
 # honeycomb stays with the makes that wear it, so it stops reading as Toyota or Lexus everywhere
@@ -843,7 +844,6 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.ROOF_BLACK: "two_tone",
     m.ROOF_WHITE: "white_roof",
     m.UPPER_WHITE: "white_upper",
-    m.TRIPLE_EXHAUST: "triple_exhaust",
     m.WRAP_GLASS: "wrap_glass",
     m.SIDE_VENT: "side_vents",
     m.BLACK_BONNET: "black_bonnet",
@@ -854,6 +854,14 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.HL_DOTS: "four_dot",
     m.HL_RING: "ring_drl",
     m.HL_YSIGN: "y_lamps",
+}
+
+
+# exhaust tips a feature word draws at the tail: decal mode -> the word
+_EXHAUSTS: dict[float, str] = {
+    m.EXHAUST_TRIPLE: "triple_exhaust",
+    m.EXHAUST_CENTRE: "centre_exhaust",
+    m.EXHAUST_QUAD: "quad_exhaust",
 }
 
 
@@ -894,6 +902,13 @@ def _decal_params(
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
     for slot, feature in _FEATURE_SLOTS.items():
         p[slot] = 1.0 if plan.has(feature) else 0.0
+    for mode, feature in _EXHAUSTS.items():
+        if plan.has(feature):
+            p[m.EXHAUST] = mode
+    if plan.has("side_gills"):
+        p[m.SIDE_VENT] = 2.0
+    # a modern mid-engined car's tail is open mesh under its lamps (the 1990s' was paint)
+    p[m.REAR_MESH] = 1.0 if plan.engine == "mid" and plan.year >= 2005 else 0.0
     if plan.has("stepped_nose"):
         p[m.STEP_X] = x_of(sil.cowl_s - 0.16)
         p[m.STEP_Z] = (plan.nose_z + sil.cowl_z) / 2 + 0.01

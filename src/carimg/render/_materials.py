@@ -99,9 +99,10 @@ BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
 WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner
-SIDE_VENT: Final = _layout.slot("side_vent")  # 1 = a vent in each flank behind the front wheel
+SIDE_VENT: Final = _layout.slot("side_vent")  # behind the front wheel: 1 a finned vent, 2 gills
 BLACK_BONNET: Final = _layout.slot("black_bonnet")  # 1 = the bonnet is black
 STRIPES: Final = _layout.slot("stripes")  # 1 = two stripes along the centreline, over the top
+REAR_MESH: Final = _layout.slot("rear_mesh")  # 1 = black mesh under the tail lamps (diffuser)
 SCREEN_TOP: Final = _layout.slot("screen_top")  # z where glass ends under a high roof, 0 = none
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")
@@ -124,7 +125,10 @@ ROOF_WHITE: Final = _layout.slot("roof_white")
 STEP_X: Final = _layout.slot("step_x")  # x of a stepped nose's upper lamps (0 none), |y|, z
 STEP_Y: Final = _layout.slot("step_y")
 STEP_Z: Final = _layout.slot("step_z")
-TRIPLE_EXHAUST: Final = _layout.slot("triple_exhaust")  # 1 = three tips in a triangle (458)
+EXHAUST: Final = _layout.slot("exhaust")  # tips at the tail: 0 unseen, EXHAUST_* below
+EXHAUST_TRIPLE: Final = 1.0  # three round tips in a triangle at the centre (458)
+EXHAUST_CENTRE: Final = 2.0  # one big hexagonal outlet at the centre (Aventador)
+EXHAUST_QUAD: Final = 3.0  # four square tips, a pair at each corner (Corvette C8)
 UPPER_WHITE: Final = _layout.slot("upper_white")  # 1 = white above the belt and the nose's lamps
 BED_FRONT: Final = _layout.slot("bed_front")  # pickup bed x range (bed_front > bed_rear), 0 if none
 BED_REAR: Final = _layout.slot("bed_rear")

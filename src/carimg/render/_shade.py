@@ -138,6 +138,26 @@ def _stripes(ay: float) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _exhaust(y: float, z: float, decal: np.ndarray) -> float:
+    """Signed distance to the exhaust tips in the tail (rear-view y, z), by the EXHAUST mode."""
+    z_e = decal[m.CLEARANCE] + 0.2
+    mode = decal[m.EXHAUST]
+    d = 1e9
+    if mode == m.EXHAUST_TRIPLE:
+        for y_e, dz_e in ((-0.075, 0.0), (0.075, 0.0), (0.0, 0.1)):
+            d = min(d, math.hypot(y - y_e, z - z_e - dz_e) - 0.045)
+    elif mode == m.EXHAUST_CENTRE:
+        # a regular hexagon, flat top and bottom
+        u, v = abs(y), abs(z - z_e - 0.07)
+        d = max(v - 0.09, (u * 0.866 + v * 0.5) - 0.09)
+    elif mode == m.EXHAUST_QUAD:
+        y_c = decal[m.TL_Y]
+        for y_e in (y_c - 0.05, y_c + 0.05):
+            d = min(d, rrect(abs(y), z, y_e, z_e + 0.04, 0.038, 0.038, 0.01))
+    return d
+
+
+@njit(cache=True, nogil=True)
 def _shut_lines(
     x: float,
     ay: float,
@@ -372,14 +392,11 @@ def body_decal(
             d_k = max(max(z - k_top, k_top - 0.15 - z), ay - (decal[m.TL_Y] - decal[m.TL_W]))
             if d_k < aa:
                 return m.BLACKGLOSS, m.GLASS, coverage(d_k, aa), 0.0
-        if decal[m.TRIPLE_EXHAUST] > 0.5 and nx < -0.5:
-            # three exhaust tips in a triangle at the centre of the tail (458 Italia)
-            z_e = decal[m.CLEARANCE] + 0.2
-            for y_e, dz_e in ((-0.075, 0.0), (0.075, 0.0), (0.0, 0.1)):
-                d_e = math.hypot(y - y_e, z - z_e - dz_e) - 0.045
-                if d_e < aa:
-                    rim = 1.0 - smooth(-0.014, -0.008, d_e)
-                    return m.BLACKGLOSS, m.CHROME, rim * coverage(d_e, aa), 0.0
+        if decal[m.EXHAUST] > 0.0 and nx < -0.5:
+            d_e = _exhaust(y, z, decal)
+            if d_e < aa:
+                rim = 1.0 - smooth(-0.014, -0.008, d_e)
+                return m.BLACKGLOSS, m.CHROME, rim * coverage(d_e, aa), 0.0
         zt_ = z - decal[m.TL_Z]
         if decal[m.BLACK_BONNET] > 0.5 and nx < -0.5 and z > decal[m.BUMPER_R_Z] + 0.05:
             # the i3's black band runs on down its all-glass tailgate, the lamps inside it
@@ -426,6 +443,12 @@ def body_decal(
             if d_tl > 0.0:
                 return m.PAINT, m.BLACKGLOSS, coverage(d_tl - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.TAILLIGHT, coverage(d_tl, aa), inner
+        if decal[m.REAR_MESH] > 0.5 and nx < -0.5:
+            # a modern mid-engined car's open tail: black mesh from the lamps down (its
+            # diffuser), only the lamps' band in paint
+            d_m = max(z - (decal[m.TL_Z] - decal[m.TL_H] - 0.05), ay - decal[m.TL_Y] - 0.04)
+            if d_m < aa:
+                return m.PAINT, m.TRIM, coverage(d_m, aa), 0.8
         if z < decal[m.CLEARANCE] + 0.16:
             return m.PAINT, m.TRIM, coverage(z - decal[m.CLEARANCE] - 0.16, aa), 0.0
     if decal[m.IS_CAR] > 0.5:
@@ -442,7 +465,16 @@ def body_decal(
             seam_b = abs(z - bz) - 0.0025
             if seam_b < aa:
                 return m.PAINT, m.UNDER, coverage(seam_b, aa) * 0.85, 0.0
-    if any_ > 0.45 and decal[m.SIDE_VENT] > 0.5:
+    if any_ > 0.45 and decal[m.SIDE_VENT] > 1.5:
+        # three slanted gills in the wing behind the front wheel (Viper)
+        xg = decal[m.WHEEL_F] - decal[m.ARCH_R] - 0.12
+        zg = decal[m.AXLE_Z] + decal[m.ARCH_R] * 0.6
+        for k in range(3):
+            x_k = xg - 0.09 * k
+            d_g = rrect(x - 0.35 * (z - zg), z, x_k, zg, 0.018, 0.11, 0.012)
+            if d_g < aa:
+                return m.PAINT, m.BLACKGLOSS, coverage(d_g, aa), 0.0
+    elif any_ > 0.45 and decal[m.SIDE_VENT] > 0.5:
         # a long, low-slung vent behind the front wheel with a bright fin along it (Range Rover)
         xv = decal[m.WHEEL_F] - decal[m.ARCH_R] - 0.1
         zv = belt - 0.2

@@ -60,7 +60,10 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["ring_drl"]}, m.HL_RING),
         ({"features": ["y_lamps"]}, m.HL_YSIGN),
         ({"features": ["stepped_nose"]}, m.STEP_X),
-        ({"features": ["triple_exhaust"]}, m.TRIPLE_EXHAUST),
+        ({"features": ["triple_exhaust"]}, m.EXHAUST),
+        ({"features": ["centre_exhaust"]}, m.EXHAUST),
+        ({"features": ["quad_exhaust"]}, m.EXHAUST),
+        ({"features": ["side_gills"]}, m.SIDE_VENT),
         ({"features": ["belt_drop"]}, m.BELT_DROP),
         ({"features": ["racing_stripes"]}, m.STRIPES),
     ],
@@ -380,3 +383,44 @@ def test_a_three_doors_door_ends_under_its_b_pillar_before_a_short_quarter_light
     quarter_light = b_pillar - float(d[m.WIN_REAR])
     door_glass = float(d[m.WIN_FRONT]) - b_pillar
     assert quarter_light < door_glass * 0.6
+
+
+def tail_overlay(model: VehicleModel, y: float, z: float) -> int:
+    """Overlay material at (y, z) on the tail's rear face."""
+    d = model.decal
+    x = float(d[m.X_REAR]) + 0.01
+    return body_decal(x, y, z, -1.0, 0.0, 0.0, 0.002, d, model.profile)[1]
+
+
+@pytest.mark.parametrize(
+    ("feature", "on_centre", "at_corner"),
+    [("triple_exhaust", True, False), ("centre_exhaust", True, False),
+     ("quad_exhaust", False, True)],
+)  # fmt: skip
+def test_exhaust_tips_sit_where_the_feature_word_puts_them(
+    feature: str, on_centre: bool, at_corner: bool
+) -> None:
+    model = model_of(body="coupe", doors=2, roof="fastback", features=[feature])
+    d = model.decal
+    z_tips = float(d[m.CLEARANCE]) + 0.24
+    corner = float(d[m.TL_Y]) + 0.05
+    assert (tail_overlay(model, 0.0, z_tips + 0.03) == m.CHROME) is on_centre
+    assert (tail_overlay(model, corner, z_tips) == m.CHROME) is at_corner
+    assert tail_overlay(model_of(), 0.0, z_tips + 0.03) != m.CHROME
+
+
+def test_a_modern_mid_engined_cars_tail_is_black_mesh_under_its_lamps() -> None:
+    def under_lamps(year: int) -> int:
+        record = parse_generation({**HATCH, "body": "coupe", "doors": 2, "roof": "fastback",
+                                   "engine": "mid", "years": [1990, 2026]})  # fmt: skip
+        model = build_from_plan(_plan_from_record(record, year))
+        d = model.decal
+        return tail_overlay(model, 0.1, float(d[m.TL_Z] - d[m.TL_H]) - 0.2)
+
+    assert under_lamps(2020) == m.TRIM
+    assert under_lamps(1999) != m.TRIM
+
+
+def test_a_hot_rod_grille_is_tall_and_narrow() -> None:
+    hot_rod, bars = model_of(grille="hot_rod").decal, model_of(grille="bars").decal
+    assert hot_rod[m.GR_H] / hot_rod[m.GR_W] > 2 * bars[m.GR_H] / bars[m.GR_W]

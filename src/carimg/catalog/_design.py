@@ -118,6 +118,7 @@ FEATURES: Final = frozenset(
         "centre_exhaust",  # one big hexagonal outlet at the tail's centre (Aventador)
         "quad_exhaust",  # four square tips, a pair at each corner of the tail (Corvette C8)
         "side_gills",  # three slanted gills in each front wing behind the wheel (Viper)
+        "taxi_sign",  # a blank lit roof sign over the screen (LEVC TX, a purpose-built taxi)
         "snorkel",
         "side_intakes",  # intakes ahead of the rear wheels (mid-engined)
         "fender_peaks",  # raised front wings with the lamps on top

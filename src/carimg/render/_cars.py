@@ -674,6 +674,12 @@ def _add_features(
             m.HEADLIGHT,
             mirror_y=True,
         )
+    if plan.has("taxi_sign"):
+        # the roof sign of a purpose-built taxi, just behind the screen's top (blank: no text)
+        s_r = sil.rf_s + 0.2
+        z = float(np.interp(s_r, s, zt))
+        lo, hi = (x_of(s_r + 0.08), -0.26, z - 0.02), (x_of(s_r - 0.08), 0.26, z + 0.13)
+        b.add_grid(rounded_box(lo, hi, 0.5), m.SIGN)
     if plan.has("bull_bar"):
         xf = x_of(0.0) - 0.02
         z0, z1 = plan.clearance + 0.15, plan.nose_z - 0.05

@@ -51,6 +51,7 @@ _MATERIALS: dict[int, tuple[str, tuple[float, float, float, float], float, float
     m.BLACKGLOSS: ("black gloss", (0.01, 0.01, 0.01, 1.0), 0.0, 0.1),
     m.WHITEGLOSS: ("white gloss", (0.8, 0.8, 0.78, 1.0), 0.0, 0.1),
     m.STRIPE: ("stripe", (0.8, 0.8, 0.78, 1.0), 0.0, 0.1),
+    m.SIGN: ("sign", (0.95, 0.6, 0.1, 1.0), 0.0, 0.3),
 }
 
 

@@ -28,6 +28,7 @@ SEAT: Final = 14
 BLACKGLOSS: Final = 15
 WHITEGLOSS: Final = 16  # a contrasting white roof
 STRIPE: Final = 17  # racing stripes: white on a dark paint, near-black on a light one
+SIGN: Final = 18  # a lit amber roof sign (a taxi's, blank: never text)
 
 
 class _Layout:

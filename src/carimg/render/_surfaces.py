@@ -301,6 +301,11 @@ def shade_material(
     if mat == m.BLACKGLOSS:
         c = 0.01 * diff + _schlick(0.045, ndv) * env(smap, rx, ry, rz, cfx, cfy, 0.0)
         return c, c, c * 1.04
+    if mat == m.SIGN:
+        # a lit amber lens: its glow plus a little of the studio in its gloss
+        f = _schlick(0.04, ndv)
+        refl = f * env(smap, rx, ry, rz, cfx, cfy, 0.05)
+        return 0.9 * (1 - f) + refl, 0.42 * (1 - f) + refl, 0.04 * (1 - f) + refl
     if mat == m.WHITEGLOSS:
         c = 0.8 * diff + _schlick(0.045, ndv) * env(smap, rx, ry, rz, cfx, cfy, 0.02)
         return c, c, c * 0.98

@@ -24,9 +24,13 @@ TOLERANCE = 0.03
 
 
 def measured(model: VehicleModel) -> tuple[float, float, float]:
-    """Overall length and height of the mesh, and the distance between the axles' tyres."""
-    verts = model.mesh.verts
-    tyres = verts[np.unique(model.mesh.tris[model.mesh.mats == m.TIRE])]
+    """Overall length and height of the mesh, and the distance between the axles' tyres.
+
+    A taxi's roof sign is an accessory fitted on top of the published height: it is left out.
+    """
+    mesh = model.mesh
+    verts = mesh.verts[np.unique(mesh.tris[mesh.mats != m.SIGN])]
+    tyres = mesh.verts[np.unique(mesh.tris[mesh.mats == m.TIRE])]
     # the road wheels: tyres out at the sides, not a spare hung behind the body
     road = tyres[(np.abs(tyres[:, 1]) > 0.3) & (tyres[:, 0] > model.decal[m.X_REAR])]
     middle = (road[:, 0].min() + road[:, 0].max()) / 2

@@ -424,3 +424,13 @@ def test_a_modern_mid_engined_cars_tail_is_black_mesh_under_its_lamps() -> None:
 def test_a_hot_rod_grille_is_tall_and_narrow() -> None:
     hot_rod, bars = model_of(grille="hot_rod").decal, model_of(grille="bars").decal
     assert hot_rod[m.GR_H] / hot_rod[m.GR_W] > 2 * bars[m.GR_H] / bars[m.GR_W]
+
+
+def test_a_taxi_sign_stands_on_the_roof_behind_the_screen() -> None:
+    taxi = model_of(body="minivan", roof="box", features=["taxi_sign"])
+    sign = taxi.mesh.tris[taxi.mesh.mats == m.SIGN]
+    assert len(sign) > 0
+    corners = taxi.mesh.verts[sign.ravel()]
+    assert corners[:, 2].min() > taxi.decal[m.ROOF_Z] - 0.1
+    assert float(taxi.decal[m.X_RR]) < corners[:, 0].mean() < float(taxi.decal[m.X_RF])
+    assert not (model_of().mesh.mats == m.SIGN).any()

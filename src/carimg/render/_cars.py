@@ -1155,6 +1155,12 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         # make an hourglass, which every judge read as Lexus's spindle
         top_w = max(room, 0.08) / max(1.0 - p[m.GR_TAPER], 0.5)
         p[m.GR_W] = min(p[m.GR_W], top_w)
+    if plan.make == "land-rover" and plan.grille == "mesh":
+        # a Range Rover's mesh runs from lamp to lamp, no taller than them (an upright mesh
+        # block between them read as an Audi's single frame)
+        p[m.GR_W] = p[m.HL_Y] - hw + 0.005
+        p[m.GR_H] = max(hh * 1.15, 0.07)
+        p[m.GR_Z] = p[m.HL_Z] - 0.01
     if plan.grille == "split" and plan.engine == "mid":
         # a mid-engined car's intakes sit outboard under its lamps: two small slots between
         # them read as BMW kidneys

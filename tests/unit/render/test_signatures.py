@@ -434,3 +434,14 @@ def test_a_taxi_sign_stands_on_the_roof_behind_the_screen() -> None:
     assert corners[:, 2].min() > taxi.decal[m.ROOF_Z] - 0.1
     assert float(taxi.decal[m.X_RR]) < corners[:, 0].mean() < float(taxi.decal[m.X_RF])
     assert not (model_of().mesh.mats == m.SIGN).any()
+
+
+def test_a_range_rovers_mesh_runs_from_lamp_to_lamp_no_taller_than_them() -> None:
+    def grille(make: str) -> tuple[float, float, float]:
+        d = model_of(make=make, body="suv", roof="box", grille="mesh").decal
+        return float(d[m.GR_W]), float(d[m.HL_Y] - d[m.HL_W]), float(d[m.GR_H] / d[m.HL_H])
+
+    width, lamps_inner_end, height_over_lamp = grille("land-rover")
+    assert width == pytest.approx(lamps_inner_end, abs=0.01)
+    assert height_over_lamp < 1.5
+    assert grille("audi")[2] > 1.5

@@ -445,3 +445,19 @@ def test_a_range_rovers_mesh_runs_from_lamp_to_lamp_no_taller_than_them() -> Non
     assert width == pytest.approx(lamps_inner_end, abs=0.01)
     assert height_over_lamp < 1.5
     assert grille("audi")[2] > 1.5
+
+
+def test_wrap_glass_runs_round_the_rear_corner_of_the_flank_the_views_show() -> None:
+    cube = model_of(body="hatchback", roof="box", features=["wrap_glass"])
+    d = cube.decal
+    x = float(d[m.X_REAR]) + 0.04  # on the rounded rear corner, facing out and back
+    z = float(d[m.TL_Z] + d[m.TL_H]) + 0.15  # above the tail lamps, below the roof
+
+    def glass(y: float, ny: float) -> float:
+        _, overlay, cover, _ = body_decal(x, y, z, -0.6, ny, 0.0, 0.002, d, cube.profile)
+        return cover if overlay == m.GLASS else 0.0
+
+    # +y is the car's left (x forward, z up), the flank of the side and three-quarter views
+    half = float(d[m.TL_Y] + d[m.TL_W])
+    assert glass(half, 0.8) == 1.0
+    assert glass(-half, -0.8) == 0.0

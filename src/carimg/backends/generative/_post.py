@@ -12,8 +12,8 @@ vehicle centred and framed as the procedural camera frames it, standing on a sof
 3. Framing: the vehicle's alpha bounds are scaled to the share of the square the procedural camera
    gives it (62–80 % of the width by yaw, at most 72 % of the height) and centred.
 4. The contact shadow: two blurred ellipses under the vehicle (a tight dark contact and a wide
-   soft ambient), flattened by the same 8° camera the procedural renders use and as wide beside
-   the vehicle as the procedural ambient shadow (measured by view).
+   soft ambient), flattened by the procedural camera's elevation (`ELEVATION_DEG`) and as wide
+   beside the vehicle as the procedural ambient shadow (measured by view).
 """
 
 from __future__ import annotations

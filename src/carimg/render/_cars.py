@@ -851,7 +851,6 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.ROOF_WHITE: "white_roof",
     m.UPPER_WHITE: "white_upper",
     m.WRAP_GLASS: "wrap_glass",
-    m.SIDE_VENT: "side_vents",
     m.BLACK_BONNET: "black_bonnet",
     m.STRIPES: "racing_stripes",
     m.GRILLE_BAR: "grille_bar",
@@ -863,11 +862,14 @@ _FEATURE_SLOTS: dict[int, str] = {
 }
 
 
-# exhaust tips a feature word draws at the tail: decal mode -> the word
-_EXHAUSTS: dict[float, str] = {
-    m.EXHAUST_TRIPLE: "triple_exhaust",
-    m.EXHAUST_CENTRE: "centre_exhaust",
-    m.EXHAUST_QUAD: "quad_exhaust",
+# slots whose feature words pick one of several graphics: decal slot -> {mode: the word}
+_FEATURE_MODES: dict[int, dict[float, str]] = {
+    m.EXHAUST: {
+        m.EXHAUST_TRIPLE: "triple_exhaust",
+        m.EXHAUST_CENTRE: "centre_exhaust",
+        m.EXHAUST_QUAD: "quad_exhaust",
+    },
+    m.SIDE_VENT: {m.VENT_FINNED: "side_vents", m.VENT_GILLS: "side_gills"},
 }
 
 
@@ -908,11 +910,10 @@ def _decal_params(
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
     for slot, feature in _FEATURE_SLOTS.items():
         p[slot] = 1.0 if plan.has(feature) else 0.0
-    for mode, feature in _EXHAUSTS.items():
-        if plan.has(feature):
-            p[m.EXHAUST] = mode
-    if plan.has("side_gills"):
-        p[m.SIDE_VENT] = 2.0
+    for slot, modes in _FEATURE_MODES.items():
+        for mode, feature in modes.items():
+            if plan.has(feature):
+                p[slot] = mode
     # a modern mid-engined car's tail is open mesh under its lamps (the 1990s' was paint)
     p[m.REAR_MESH] = 1.0 if plan.engine == "mid" and plan.year >= 2005 else 0.0
     if plan.has("stepped_nose"):

@@ -21,6 +21,7 @@ from carimg.render._appearance import Appearance
 from carimg.render._model import VehicleModel
 from carimg.render._palette import resolve_paint
 from carimg.render._shade import body_decal
+from carimg.render._surfaces import stripe_material
 
 GLB_MAGIC = 0x46546C67  # "glTF"
 CHUNK_JSON = 0x4E4F534A
@@ -50,7 +51,6 @@ _MATERIALS: dict[int, tuple[str, tuple[float, float, float, float], float, float
     m.SEAT: ("seat", (0.035, 0.03, 0.028, 1.0), 0.0, 0.75),
     m.BLACKGLOSS: ("black gloss", (0.01, 0.01, 0.01, 1.0), 0.0, 0.1),
     m.WHITEGLOSS: ("white gloss", (0.8, 0.8, 0.78, 1.0), 0.0, 0.1),
-    m.STRIPE: ("stripe", (0.8, 0.8, 0.78, 1.0), 0.0, 0.1),
     m.SIGN: ("sign", (0.95, 0.6, 0.1, 1.0), 0.0, 0.3),
 }
 
@@ -92,6 +92,8 @@ def model_to_glb(model: VehicleModel, paint: str, name: str = "vehicle") -> byte
     rgb, finish = resolve_paint(paint)
     mesh = model.mesh
     mats = triangle_materials(model)
+    # stripes take the renderer's contrast to this paint
+    mats[mats == m.STRIPE] = stripe_material(np.array([_linear(c) for c in rgb]))
     # our (x, y, z) → glTF (y, z, x)
     pos = np.ascontiguousarray(mesh.verts[:, [1, 2, 0]], dtype="<f4")
     normals = mesh.normals.copy()

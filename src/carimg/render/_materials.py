@@ -100,7 +100,9 @@ BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
 WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner
-SIDE_VENT: Final = _layout.slot("side_vent")  # behind the front wheel: 1 a finned vent, 2 gills
+SIDE_VENT: Final = _layout.slot("side_vent")  # behind the front wheel: 0 none, VENT_* below
+VENT_FINNED: Final = 1.0  # a long dark vent with a bright fin (Range Rover)
+VENT_GILLS: Final = 2.0  # three slanted gills (Viper)
 BLACK_BONNET: Final = _layout.slot("black_bonnet")  # 1 = the bonnet is black
 STRIPES: Final = _layout.slot("stripes")  # 1 = two stripes along the centreline, over the top
 REAR_MESH: Final = _layout.slot("rear_mesh")  # 1 = black mesh under the tail lamps (diffuser)

@@ -469,7 +469,7 @@ def body_decal(
             seam_b = abs(z - bz) - 0.0025
             if seam_b < aa:
                 return m.PAINT, m.UNDER, coverage(seam_b, aa) * 0.85, 0.0
-    if any_ > 0.45 and decal[m.SIDE_VENT] > 1.5:
+    if any_ > 0.45 and decal[m.SIDE_VENT] == m.VENT_GILLS:
         # three slanted gills in the wing behind the front wheel (Viper)
         xg = decal[m.WHEEL_F] - decal[m.ARCH_R] - 0.12
         zg = decal[m.AXLE_Z] + decal[m.ARCH_R] * 0.6
@@ -478,7 +478,7 @@ def body_decal(
             d_g = rrect(x - 0.35 * (z - zg), z, x_k, zg, 0.018, 0.11, 0.012)
             if d_g < aa:
                 return m.PAINT, m.BLACKGLOSS, coverage(d_g, aa), 0.0
-    elif any_ > 0.45 and decal[m.SIDE_VENT] > 0.5:
+    elif any_ > 0.45 and decal[m.SIDE_VENT] == m.VENT_FINNED:
         # a long, low-slung vent behind the front wheel with a bright fin along it (Range Rover)
         xv = decal[m.WHEEL_F] - decal[m.ARCH_R] - 0.1
         zv = belt - 0.2

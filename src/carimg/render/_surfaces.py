@@ -245,6 +245,14 @@ def _pane_normal(
 
 
 @njit(cache=True, nogil=True)
+def stripe_material(paint: np.ndarray) -> int:
+    """What racing stripes are drawn in over a paint (linear RGB): white on a dark paint,
+    near-black on a light one."""
+    lum = 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
+    return m.BLACKGLOSS if lum > 0.3 else m.WHITEGLOSS
+
+
+@njit(cache=True, nogil=True)
 def shade_material(
     mat: int,
     px: float,
@@ -269,8 +277,7 @@ def shade_material(
 ) -> tuple[float, float, float]:
     """Linear radiance of one material at one point (n the normal, v towards the camera)."""
     if mat == m.STRIPE:
-        lum = 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
-        mat = m.BLACKGLOSS if lum > 0.3 else m.WHITEGLOSS
+        mat = stripe_material(paint)
     ndv = nx * vx + ny * vy + nz * vz
     if ndv < 0.0:
         ndv = 0.0

@@ -71,3 +71,11 @@ def test_car_glb_carries_glass_and_lights_from_the_decals() -> None:
 def test_glb_is_deterministic() -> None:
     app = Appearance("toyota", "camry", 2020, "sedan")
     assert export_glb(app, "blue") == export_glb(app, "blue")
+
+
+@pytest.mark.parametrize(("paint", "stripe"), [("red", "white gloss"), ("white", "black gloss")])
+def test_racing_stripes_take_the_renderers_contrast_to_the_paint(paint: str, stripe: str) -> None:
+    doc, _ = parse_glb(export_glb(Appearance("ford", "gt", 2006, "coupe"), paint))
+    names = [material["name"] for material in doc["materials"]]
+    assert any(name.startswith(stripe) for name in names)
+    assert not any(name.startswith("stripe") for name in names)

@@ -356,11 +356,16 @@ def test_a_v_motion_mouth_is_widest_at_its_top_and_hugged_by_chrome_below() -> N
     assert overlay == m.CHROME
 
 
-def test_a_high_roof_vans_windscreen_stops_well_below_its_roof() -> None:
-    van = model_of(
+def high_roof_van() -> VehicleModel:
+    """A Sprinter-sized panel van (5.9 m long, 2.7 m high)."""
+    return model_of(
         body="van", roof="van", length=5900, height=2700, wheelbase=3660,
         hints={"cowl": -150, "hood_z": 1000, "belt_z": 1150, "screen_rake": 42},
     )  # fmt: skip
+
+
+def test_a_high_roof_vans_windscreen_stops_well_below_its_roof() -> None:
+    van = high_roof_van()
     d = van.decal
     assert 0.0 < d[m.SCREEN_TOP] < 2.7 - 0.3
     x_screen = float(d[m.X_RF]) + 0.05  # on the sloping front above the screen's base
@@ -461,3 +466,43 @@ def test_wrap_glass_runs_round_the_rear_corner_of_the_flank_the_views_show() -> 
     half = float(d[m.TL_Y] + d[m.TL_W])
     assert glass(half, 0.8) == 1.0
     assert glass(-half, -0.8) == 0.0
+
+
+def test_a_beetles_dome_falls_to_a_lower_tail_than_a_bubble_coupes() -> None:
+    def tail_z(features: list[str]) -> float:
+        record = parse_generation({**HATCH, "roof": "bubble", "doors": 3, "features": features})
+        return _Silhouette(_plan_from_record(record, 2020)).points()[-1][1]
+
+    assert tail_z(["separate_fenders"]) < tail_z([]) - 0.1
+
+
+def test_side_gills_are_three_slots_where_a_finned_vent_is_one() -> None:
+    def dark_runs(features: list[str]) -> int:
+        model = model_of(features=features)
+        d = model.decal
+        z = float(d[m.AXLE_Z] + d[m.ARCH_R] * 0.6)
+        x_start = float(d[m.WHEEL_F] - d[m.ARCH_R]) - 0.02
+        runs, dark_before = 0, False
+        for x in np.arange(x_start, x_start - 0.6, -0.004):
+            overlay = body_decal(float(x), 0.9, z, 0.0, 1.0, 0.0, 0.002, d, model.profile)[1]
+            dark = overlay == m.BLACKGLOSS
+            runs += dark and not dark_before
+            dark_before = dark
+        return runs
+
+    assert dark_runs(["side_gills"]) == 3
+    assert dark_runs(["side_vents"]) <= 1
+
+
+def test_a_high_roof_vans_rear_door_windows_sit_in_the_doors_upper_half() -> None:
+    van = high_roof_van()
+    d = van.decal
+    x = float(d[m.X_REAR]) + 0.01
+
+    def glass_at(z: float) -> float:
+        _, overlay, cover, _ = body_decal(x, 0.3, z, -1.0, 0.0, 0.0, 0.002, d, van.profile)
+        return cover if overlay == m.GLASS else 0.0
+
+    assert glass_at(float(d[m.SCREEN_TOP]) - 0.3) == 1.0
+    assert glass_at(float(d[m.SCREEN_TOP]) - 0.8) == 0.0
+    assert glass_at(float(d[m.SCREEN_TOP]) + 0.2) == 0.0

@@ -819,7 +819,7 @@ _GRILLE_INFILL_BY_MAKE: dict[tuple[str, int], int] = {
 # head lamp vocabulary → (half width m, half height m, round, slant, second lamp: dy, dz, w, h)
 _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, float]] = {
     "round": (0.095, 0.095, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0),
-    "round_low": (0.115, 0.115, 1.0, 0.0, 0.0, 0.21, 0.055, 0.03),  # small lamps 21 cm above
+    "round_low": (0.115, 0.115, 1.0, 0.0, 0.0, 0.18, 0.055, 0.03),  # small lamps 18 cm above
     "twin_round": (0.068, 0.068, 1.0, 0.0, -0.16, 0.0, 0.068, 0.068),
     "oval": (0.14, 0.075, 1.0, 0.05, 0.0, 0.0, 0.0, 0.0),
     "rect": (0.2, 0.07, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0),
@@ -851,6 +851,7 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.ROOF_WHITE: "white_roof",
     m.UPPER_WHITE: "white_upper",
     m.WRAP_GLASS: "wrap_glass",
+    m.SAFARI: "safari_windows",
     m.BLACK_BONNET: "black_bonnet",
     m.STRIPES: "racing_stripes",
     m.GRILLE_BAR: "grille_bar",
@@ -859,6 +860,7 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.HL_DOTS: "four_dot",
     m.HL_RING: "ring_drl",
     m.HL_YSIGN: "y_lamps",
+    m.HL_CLAMP: "c_clamp",
 }
 
 
@@ -1083,7 +1085,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.HL_Z] = nose_z - hh - 0.09  # on the tall upright face, below the bonnet's edge
     if plan.headlamps == "round_low":
         # in the bumper, inboard of its rounded corners; the small lamps at the bonnet's edge
-        _place_lamp(p, hw, hh, w_front - hw - 0.11, nose_z - hh - 0.2)
+        _place_lamp(p, hw, hh, w_front - hw - 0.11, nose_z - hh - 0.15)
     if plan.headlamps in ("round", "oval") and plan.has("round_body"):
         # big, upright lamps filling the nose's corners (Mini, 500, New Beetle)
         hw, hh = hw * 1.25, hh * 1.25
@@ -1139,6 +1141,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_W] = p[m.HL_Y] + hw + 0.03
         p[m.GR_H] = hh + 0.035
         p[m.GR_Z] = p[m.HL_Z]
+        if slots:
+            # the slots run on to the grille's ends, the lamps over the outer ones (H2)
+            p[m.GR_SLOTS] = slots + 2
+            p[m.GR_W] = p[m.HL_Y] * (slots + 2) / (slots + 1)
     # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
     room = p[m.HL_Y] - hw - 0.03
     if (
@@ -1176,6 +1182,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.LI_Z] = plan.clearance + 0.16
     p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)
     p[m.LI_H] = 0.05 if plan.grille != "none" else 0.075
+    if p[m.HL_Z] - p[m.HL_H] < p[m.LI_Z] + p[m.LI_H] + 0.08:
+        # lamps low in the bumper (Fiat 500): the intake is a mouth between them, not under them
+        p[m.LI_W] = min(p[m.LI_W], p[m.HL_Y] - p[m.HL_W] - 0.04)
     tw, th, tround, tdy, tbar = _TAILLAMPS[plan.taillamps]
     tw, th = tw * scale, th * scale
     if big:

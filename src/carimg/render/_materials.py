@@ -91,6 +91,7 @@ SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail 
 HL_RING: Final = _layout.slot("hl_ring")  # 1 = a light ring tracing each head lamp's rim
 HL_DOTS: Final = _layout.slot("hl_dots")  # 1 = four light points in each head lamp
 HL_YSIGN: Final = _layout.slot("hl_ysign")  # 1 = a Y-shaped light in each head lamp
+HL_CLAMP: Final = _layout.slot("hl_clamp")  # 1 = a light C round each lamp, open to the grille
 HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each lamp's outer end
 TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright bars
 TL_L: Final = _layout.slot("tl_l")  # 1 = each tail lamp is an L: up the pillar, a leg inwards
@@ -100,6 +101,7 @@ BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
 WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner
+SAFARI: Final = _layout.slot("safari")  # 1 = alpine windows in the roof side over the rear seats
 SIDE_VENT: Final = _layout.slot("side_vent")  # behind the front wheel: 0 none, VENT_* below
 VENT_FINNED: Final = 1.0  # a long dark vent with a bright fin (Range Rover)
 VENT_GILLS: Final = 2.0  # three slanted gills (Viper)

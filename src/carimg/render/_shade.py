@@ -254,6 +254,18 @@ def body_decal(
                 # at the roof's height, not dipping where the roof rounds off into the tail
                 roof_top = prof(profile, decal, decal[m.X_RR] + 0.3, 0)
                 zhi = max(zhi, roof_top - decal[m.WIN_TOP_INSET])
+            if decal[m.SAFARI] > 0.5 and decal[m.N_PILLARS] > 0.0:
+                # alpine windows: a row of glass high in the roof's side behind the B-pillar
+                # (Defender, Discovery), the side glass stepping down under them
+                x_b = decal[m.PILLAR0] - 0.06
+                a_bot = zhi - 0.06
+                if x < x_b + 0.06:
+                    zhi = a_bot - 0.035
+                d_a = max(max(z - (top - 0.018), a_bot - z), max(x - x_b, rear_edge + 0.04 - x))
+                for k in range(1, int(decal[m.N_PILLARS])):
+                    d_a = max(d_a, decal[m.PILLAR_W] * 0.5 - abs(x - decal[m.PILLAR0 + k]))
+                if d_a < aa:
+                    return pillar_mat, m.GLASS, coverage(d_a, aa), 0.0
             inside = min(min(z - zlo, zhi - z), min(decal[m.WIN_FRONT] - x, x - rear_edge))
             # rounded corners: soften the distance where two edges meet
             a1 = z - zlo
@@ -347,6 +359,10 @@ def body_decal(
                 pat = _four_dots(ay, zs, decal)
             elif decal[m.HL_YSIGN] > 0.5:
                 pat = _y_light(ay - decal[m.HL_Y], zs, decal[m.HL_W], decal[m.HL_H])
+            elif decal[m.HL_CLAMP] > 0.5:
+                # the ring inside the rim, less its inner end (F-150's C-clamp)
+                pat = 1.0 - smooth(0.004, 0.011, abs(d_hl + 0.016))
+                pat *= smooth(-0.01, 0.01, ay - decal[m.HL_Y] + decal[m.HL_W] * 0.5)
             elif decal[m.DRL] > 0.5:
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
             if d_hl > 0.0:
@@ -360,7 +376,12 @@ def body_decal(
         if decal[m.GRILLE_BAR] > 0.5:
             # a bright bar from lamp to lamp, level with their inner ends' top (Honda's wing)
             zb_ = decal[m.HL_Z] + decal[m.HL_H] * 0.45 - decal[m.HL_SLANT] * decal[m.HL_W]
-            d_bar = rrect(ay, z, 0.0, zb_, decal[m.HL_Y] - decal[m.HL_W] * 0.5, 0.018, 0.012)
+            reach = decal[m.HL_Y] - decal[m.HL_W] * 0.5
+            if decal[m.HL2_DZ] > 0.1:
+                # small lamps over the main ones: the bar joins those (the Fiat 500's moustache)
+                zb_ = decal[m.HL_Z] + decal[m.HL2_DZ]
+                reach = decal[m.HL_Y] + decal[m.HL2_DY] - decal[m.HL2_W] - 0.01
+            d_bar = rrect(ay, z, 0.0, zb_, reach, 0.018, 0.012)
             if d_bar < aa:
                 return m.PAINT, m.CHROME, coverage(d_bar, aa), 0.0
             d_slot = rrect(ay, z, 0.0, zb_ - 0.045, decal[m.HL_Y] - decal[m.HL_W], 0.028, 0.01)

@@ -13,6 +13,7 @@ from carimg.render._cars import _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._shade import body_decal
+from carimg.render._shapes import prof
 from carimg.render._studio import studio_map
 from carimg.render._surfaces import shade_material
 
@@ -66,6 +67,8 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["side_gills"]}, m.SIDE_VENT),
         ({"features": ["belt_drop"]}, m.BELT_DROP),
         ({"features": ["racing_stripes"]}, m.STRIPES),
+        ({"features": ["c_clamp"]}, m.HL_CLAMP),
+        ({"roof": "box", "features": ["safari_windows"]}, m.SAFARI),
     ],
 )  # fmt: skip
 def test_a_signature_word_switches_on_its_graphic(changes: dict[str, Any], slot: int) -> None:
@@ -256,7 +259,7 @@ def test_a_modern_ford_suv_wears_three_thick_bars() -> None:
 def test_round_low_lamps_sit_in_the_bumper_under_small_lamps_at_the_bonnets_edge() -> None:
     low = model_of(headlamps="round_low", features=["round_body"]).decal
     high = model_of(headlamps="round", features=["round_body"]).decal
-    assert low[m.HL_Z] < high[m.HL_Z] - 0.15
+    assert low[m.HL_Z] < high[m.HL_Z] - 0.1
     assert low[m.HL2_DZ] > 0.15 and low[m.HL2_W] > 0.0  # the small lamps above
 
 
@@ -506,3 +509,56 @@ def test_a_high_roof_vans_rear_door_windows_sit_in_the_doors_upper_half() -> Non
     assert glass_at(float(d[m.SCREEN_TOP]) - 0.3) == 1.0
     assert glass_at(float(d[m.SCREEN_TOP]) - 0.8) == 0.0
     assert glass_at(float(d[m.SCREEN_TOP]) + 0.2) == 0.0
+
+
+def front_overlay(model: VehicleModel, y: float, z: float) -> tuple[int, float]:
+    """The overlay material and its pattern (glow) at front-view (y, z) on the nose."""
+    d = model.decal
+    _, overlay, _, pattern = body_decal(
+        float(d[m.X_FRONT]) - 0.01, y, z, 1.0, 0.0, 0.0, 0.002, d, model.profile
+    )
+    return overlay, float(pattern)
+
+
+def test_a_c_clamp_lights_each_lamps_outer_end_not_its_inner_end() -> None:
+    model = model_of(headlamps="rect", features=["c_clamp"])
+    d = model.decal
+    z = float(d[m.HL_Z])
+    outer = float(d[m.HL_Y] + d[m.HL_W]) - 0.016
+    inner = float(d[m.HL_Y] - d[m.HL_W]) + 0.016
+    assert front_overlay(model, outer, z) == (m.HEADLIGHT, pytest.approx(1.0, abs=0.05))
+    assert front_overlay(model, inner, z) == (m.HEADLIGHT, pytest.approx(0.0, abs=0.05))
+
+
+def test_seven_slots_run_on_behind_the_lamps_when_the_lamps_sit_in_the_grille() -> None:
+    d = model_of(body="suv", roof="box", grille="seven_slot", headlamps="round",
+                 features=["lamps_in_grille"]).decal  # fmt: skip
+    assert d[m.GR_SLOTS] == 9
+    assert d[m.HL_Y] < d[m.GR_W] < d[m.HL_Y] + d[m.HL_W]
+
+
+def test_lamps_low_in_the_bumper_keep_the_intake_between_them() -> None:
+    d = model_of(grille="none", headlamps="round_low").decal
+    assert d[m.LI_W] <= d[m.HL_Y] - d[m.HL_W]
+    assert model_of(grille="none").decal[m.LI_W] > d[m.LI_W]
+
+
+def test_a_bar_over_low_lamps_joins_the_small_lamps_above_them() -> None:
+    model = model_of(grille="none", headlamps="round_low", features=["grille_bar"])
+    d = model.decal
+    assert front_overlay(model, 0.0, float(d[m.HL_Z] + d[m.HL2_DZ]))[0] == m.CHROME
+    assert front_overlay(model, 0.0, float(d[m.HL_Z] + d[m.HL_H] * 0.45))[0] != m.CHROME
+
+
+def test_alpine_windows_sit_in_the_roof_side_behind_the_b_pillar() -> None:
+    def glass_high_in_the_side(features: list[str], x_from_b: float) -> float:
+        model = model_of(body="suv", roof="box", height=1950, features=features)
+        d = model.decal
+        x = float(d[m.PILLAR0]) + x_from_b
+        z = prof(model.profile, d, x, 0) - 0.04
+        _, overlay, cover, _ = body_decal(x, 0.9, z, 0.0, 1.0, 0.0, 0.002, d, model.profile)
+        return cover if overlay == m.GLASS else 0.0
+
+    assert glass_high_in_the_side(["safari_windows"], -0.3) == 1.0
+    assert glass_high_in_the_side(["safari_windows"], 0.3) == 0.0
+    assert glass_high_in_the_side([], -0.3) == 0.0

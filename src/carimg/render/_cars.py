@@ -94,6 +94,16 @@ class _Silhouette:
             self.rr_s = float(max(self.rf_s + 0.2, min(self.rr_s, self.deck_s - run)))
 
     def points(self) -> list[tuple[float, float]]:
+        pts = self._points()
+        if self.plan.has("ducktail") and self.plan.rear in ("fast", "notch"):
+            # a spoiler lip kicks up at the tail's top edge (911, Cayman, NSX)
+            tail = self.plan.length - 0.18
+            z0 = float(np.interp(tail, [q[0] for q in pts], [q[1] for q in pts]))
+            pts = [q for q in pts if q[0] < tail - 0.01]
+            pts += [(tail, z0), (self.plan.length - 0.03, z0 + 0.045), (self.plan.length, z0 - 0.1)]
+        return pts
+
+    def _points(self) -> list[tuple[float, float]]:
         p = self.plan
         L = p.length
         rnd = _roundness(p)
@@ -139,6 +149,21 @@ class _Silhouette:
             return [pts[0], *self._arch(*pts[1], power=2.2)]
         if p.roof == "bubble":
             return [*pts[:-1], *self._arch(self.cowl_s, self.cowl_z)]
+        if p.rear == "fast" and p.engine == "rear":
+            # a rear-engined coupe's flyline: from the screen's top the roof curves down in one
+            # unbroken line over the glass and engine lid to the tail (911; a flat roof
+            # ending at a steep glass read as a front-engined GT, a 928)
+            peak = self.rf_s + 0.12
+            tail_s = L - 0.06
+            return [
+                *pts,
+                (peak, self.roof_z),
+                *[
+                    (peak + (tail_s - peak) * t, self.roof_z - (self.roof_z - p.deck_z) * t**1.6)
+                    for t in np.linspace(0.0, 1.0, 10)[1:]
+                ],
+                (L, p.deck_z - 0.12),
+            ]
         if p.rear == "fast":
             # a fastback's roof peaks over the front seats and falls away in one line
             peak = self.rf_s + 0.3 * (self.rr_s - self.rf_s)
@@ -674,6 +699,27 @@ def _add_features(
             m.HEADLIGHT,
             mirror_y=True,
         )
+    if plan.has("headlamp_pods"):
+        # round lamps in pods of their own standing on the front wings (Morgan, 2CV, FX4)
+        s_p = 0.35
+        yy = float(np.interp(s_p, s, w)) - 0.16
+        z = float(np.interp(s_p, s, zt)) + 0.07
+        b.add_grid(
+            rounded_box(
+                (x_of(s_p + 0.16), yy - 0.1, z - 0.1), (x_of(s_p - 0.1), yy + 0.1, z + 0.1), 0.9
+            ),
+            m.PAINT,
+            mirror_y=True,
+        )
+        b.add_grid(
+            rounded_box(
+                (x_of(s_p + 0.165), yy - 0.085, z - 0.085),
+                (x_of(s_p + 0.1), yy + 0.085, z + 0.085),
+                0.9,
+            ),
+            m.HEADLIGHT,
+            mirror_y=True,
+        )
     if plan.has("taxi_sign"):
         # the roof sign of a purpose-built taxi, just behind the screen's top (blank: no text)
         s_r = sil.rf_s + 0.2
@@ -785,6 +831,12 @@ def _add_open_cabin(
             rounded_box((hx - 0.06, yy - 0.13, zs + 0.22), (hx + 0.06, yy + 0.13, zs + 0.37), 0.5),
             m.SEAT,
         )
+    if plan.has("roll_hoop"):
+        # a black hoop behind the seats, as tall as the headrests: two legs and a top bar (Elise)
+        xh = xo(s_seat + 0.62)
+        for y0, y1, z0 in ((ys + 0.2, ys + 0.27, zs - 0.3), (-ys - 0.27, -ys - 0.2, zs - 0.3),
+                           (-ys - 0.27, ys + 0.27, zs + 0.31)):  # fmt: skip
+            b.add_grid(rounded_box((xh - 0.035, y0, z0), (xh + 0.035, y1, zs + 0.38), 0.5), m.TRIM)
 
 
 # grille vocabulary → (half width over nose half width, half height m, corner round, taper, waist,
@@ -852,6 +904,9 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.UPPER_WHITE: "white_upper",
     m.WRAP_GLASS: "wrap_glass",
     m.SAFARI: "safari_windows",
+    m.LOUVRES: "engine_louvres",
+    m.SPLIT_SCREEN: "split_windscreen",
+    m.CLAMSHELL: "clamshell",
     m.BLACK_BONNET: "black_bonnet",
     m.STRIPES: "racing_stripes",
     m.GRILLE_BAR: "grille_bar",
@@ -1095,6 +1150,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         hw, hh = hw * 1.2, hh * 1.2
         _place_lamp(p, hw, hh, w_front - hw - 0.09, nose_z - hh * 0.35)
     p[m.HL2_DY], p[m.HL2_DZ], p[m.HL2_W], p[m.HL2_H] = dy2 * scale, dz2, w2 * scale, h2 * scale
+    if plan.has("headlamp_pods"):
+        p[m.HL_W] = p[m.HL_H] = p[m.HL2_W] = p[m.HL2_H] = 0.0  # the lamps stand in their pods
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
     p[m.GR_W] = gw * w_front if not big else w_front * 0.55

@@ -102,6 +102,9 @@ TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind th
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
 WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner
 SAFARI: Final = _layout.slot("safari")  # 1 = alpine windows in the roof side over the rear seats
+LOUVRES: Final = _layout.slot("louvres")  # 1 = a slatted engine lid behind the rear glass
+SPLIT_SCREEN: Final = _layout.slot("split_screen")  # 1 = a bar down the windscreen's middle
+CLAMSHELL: Final = _layout.slot("clamshell")  # 1 = the bonnet's seams run down the wings' sides
 SIDE_VENT: Final = _layout.slot("side_vent")  # behind the front wheel: 0 none, VENT_* below
 VENT_FINNED: Final = 1.0  # a long dark vent with a bright fin (Range Rover)
 VENT_GILLS: Final = 2.0  # three slanted gills (Viper)

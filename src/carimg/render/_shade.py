@@ -174,9 +174,12 @@ def _shut_lines(
     w = prof(profile, decal, x, 2)
     d = 1e9
     lip = decal[m.X_FRONT] - 0.16
+    if decal[m.CLAMSHELL] > 0.5 and decal[m.X_A] + 0.03 < x < lip and nz < 0.35 and nx < 0.6:
+        # a clamshell bonnet wraps over the wings: its seams run down their sides
+        d = min(d, abs(z - belt + 0.05) - 0.002)
     if nz > 0.3 and decal[m.X_A] + 0.03 < x:
         # the bonnet: along the wings' tops, across the nose where it meets the fascia
-        if x < lip:
+        if x < lip and decal[m.CLAMSHELL] < 0.5:
             d = min(d, abs(ay - w * 0.8) - 0.002)
         if ay < w * 0.8:
             d = min(d, abs(x - lip) - 0.002)
@@ -301,6 +304,8 @@ def body_decal(
         if x > decal[m.X_RF] - 0.015:
             d = min(min(z - (belt + 0.012), x - decal[m.X_RF] + 0.015), cap)
             cov = coverage(-d, aa) * (1.0 - corner)
+            if cov > 0.5 and decal[m.SPLIT_SCREEN] > 0.5 and ay < 0.03:
+                return m.GLASS, pillar_mat, coverage(ay - 0.025, aa), 0.0  # two flat panes (H1)
             if cov > 0.5 and decal[m.IS_CAR] > 0.5:
                 # two wiper blades parked along the screen's base
                 for y0 in (-0.5, 0.08):
@@ -335,6 +340,13 @@ def body_decal(
         d_b = max(ay - (prof(profile, decal, x, 2) - 0.13), x - decal[m.X_FRONT] + 0.12)
         if d_b < aa:
             return m.PAINT, m.BLACKGLOSS, coverage(d_b, aa), 0.0
+    x_lid = decal[m.X_GH_END] - 0.03
+    if decal[m.LOUVRES] > 0.5 and nz > 0.3 and x_lid - 0.42 < x < x_lid + 0.02:
+        # a rear engine's slatted lid behind the rear glass, slats running fore and aft (911)
+        d_l = max(ay - 0.4, max(x - x_lid, x_lid - 0.4 - x))
+        if d_l < aa:
+            slats = smooth(0.22, 0.32, abs(ay * 28.0 - math.floor(ay * 28.0) - 0.5))
+            return m.PAINT, m.TRIM, coverage(d_l, aa), 1.0 - slats
     front = nx > 0.3 or (x > decal[m.X_FRONT] - 0.3 and nx > -0.05)
     if decal[m.STEP_X] != 0.0 and nx > 0.2 and abs(x - decal[m.STEP_X]) < 0.15:
         # the upper lamps on the step at the screen's base (the first Multipla)

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from carimg.catalog import parse_generation
+from carimg.catalog._design import FEATURES
 from carimg.render import _materials as m
 from carimg.render._cars import _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
@@ -562,3 +563,50 @@ def test_alpine_windows_sit_in_the_roof_side_behind_the_b_pillar() -> None:
     assert glass_high_in_the_side(["safari_windows"], -0.3) == 1.0
     assert glass_high_in_the_side(["safari_windows"], 0.3) == 0.0
     assert glass_high_in_the_side([], -0.3) == 0.0
+
+
+BODIES_TO_TRY: list[dict[str, Any]] = [
+    {},
+    {"body": "suv", "roof": "box", "height": 1850},
+    {"body": "convertible", "doors": 2, "roof": "soft_top", "engine": "mid", "height": 1150},
+    {"body": "coupe", "doors": 2, "roof": "fastback", "engine": "rear", "height": 1300},
+]
+
+
+def fingerprint(model: VehicleModel) -> tuple[bytes, ...]:
+    return (model.decal.tobytes(), model.profile.tobytes(), model.mesh.verts.tobytes())
+
+
+@pytest.mark.parametrize("word", sorted(FEATURES))
+def test_every_feature_word_changes_the_model_of_some_body(word: str) -> None:
+    """A documented word that draws nothing is a record's fact thrown away."""
+    assert any(
+        fingerprint(model_of(**body, features=[word])) != fingerprint(model_of(**body))
+        for body in BODIES_TO_TRY
+    )
+
+
+def test_a_ducktail_kicks_up_at_the_tails_top_edge() -> None:
+    def rise_at_the_tail(features: list[str]) -> float:
+        record = parse_generation({**HATCH, "body": "coupe", "doors": 2, "roof": "fastback",
+                                   "features": features})  # fmt: skip
+        pts = _Silhouette(_plan_from_record(record, 2020)).points()
+        s, z = [q[0] for q in pts], [q[1] for q in pts]
+        length = HATCH["length"] / 1000
+        return float(np.interp(length - 0.03, s, z) - np.interp(length - 0.2, s, z))
+
+    assert rise_at_the_tail(["ducktail"]) > 0.02
+    assert rise_at_the_tail([]) < 0.0
+
+
+def test_a_split_windscreen_has_a_bar_down_its_middle() -> None:
+    def screen_centre(features: list[str]) -> int:
+        model = model_of(body="suv", roof="box", height=1850, features=features)
+        d = model.decal
+        x = float(d[m.X_RF] + d[m.X_A]) / 2
+        z = prof(model.profile, d, x, 1) + 0.15
+        _, overlay, cover, _ = body_decal(x, 0.0, z, 0.5, 0.0, 0.8, 0.002, d, model.profile)
+        return overlay if cover > 0.5 else -1
+
+    assert screen_centre([]) == m.GLASS
+    assert screen_centre(["split_windscreen"]) != m.GLASS

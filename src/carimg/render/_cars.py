@@ -1170,8 +1170,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_BARS] = 5.0
     ford_truck = plan.style == "pickup" and plan.make == "ford" and p[m.GR_TYPE] == 0
     if ford_truck:
-        # Ford's full-size trucks: two thick bars across a tall grille that fills the space
-        # between the lamps, level with their tops
+        # Ford's full-size trucks: two thick chrome bars across a tall grille that fills the
+        # space between the lamps, level with their tops (a dark block read as a Ram's)
+        p[m.GR_TYPE] = m.GR_CHROME_BARS
         p[m.GR_BARS] = 2.0
         p[m.GR_H] = gh * 2.6
         p[m.GR_W] = p[m.HL_Y] - hw - 0.015

@@ -410,12 +410,19 @@ def body_decal(
             if d_gr > 0.0:
                 return (
                     m.PAINT,
-                    m.CHROME if decal[m.GR_TYPE] == 0 else m.BLACKGLOSS,
+                    m.CHROME
+                    if decal[m.GR_TYPE] == 0 or decal[m.GR_TYPE] == m.GR_CHROME_BARS
+                    else m.BLACKGLOSS,
                     coverage(d_gr - 0.012, aa),
                     0.0,
                 )
             # a recess, not a print: the surround's shadow falls on the bars near its edge
             inset = 0.75 * smooth(-0.045, 0.0, d_gr)
+            if decal[m.GR_TYPE] == m.GR_CHROME_BARS:
+                # thick bright bars across a dark grille (Ford's trucks)
+                ph = (z - decal[m.GR_Z] + decal[m.GR_H]) / (2 * decal[m.GR_H]) * decal[m.GR_BARS]
+                bar = 1.0 - smooth(0.16, 0.21, abs(ph - math.floor(ph) - 0.5))
+                return m.BLACKGLOSS, m.CHROME, bar * (1.0 - inset), 0.0
             return m.BLACKGLOSS, m.TRIM, 1.0, max(pattern, inset)
         d_li = rrect(ay, z, 0.0, decal[m.LI_Z], decal[m.LI_W], decal[m.LI_H], decal[m.LI_H] * 0.7)
         if d_li < aa:

@@ -513,12 +513,12 @@ def test_a_high_roof_vans_rear_door_windows_sit_in_the_doors_upper_half() -> Non
 
 
 def front_overlay(model: VehicleModel, y: float, z: float) -> tuple[int, float]:
-    """The overlay material and its pattern (glow) at front-view (y, z) on the nose."""
+    """The material showing at front-view (y, z) on the nose, and its pattern (glow)."""
     d = model.decal
-    _, overlay, _, pattern = body_decal(
+    base, overlay, cover, pattern = body_decal(
         float(d[m.X_FRONT]) - 0.01, y, z, 1.0, 0.0, 0.0, 0.002, d, model.profile
     )
-    return overlay, float(pattern)
+    return (overlay if cover > 0.5 else base), float(pattern)
 
 
 def test_a_c_clamp_lights_each_lamps_outer_end_not_its_inner_end() -> None:
@@ -610,3 +610,14 @@ def test_a_split_windscreen_has_a_bar_down_its_middle() -> None:
 
     assert screen_centre([]) == m.GLASS
     assert screen_centre(["split_windscreen"]) != m.GLASS
+
+
+def test_a_ford_trucks_grille_is_two_thick_chrome_bars_on_black() -> None:
+    truck = model_of(make="ford", body="pickup", roof="cab", height=1950, cab="crew",
+                     bed_length=1700)  # fmt: skip
+    d = truck.decal
+    assert d[m.GR_TYPE] == m.GR_CHROME_BARS
+    bottom = float(d[m.GR_Z] - d[m.GR_H])
+    bar, gap = bottom + d[m.GR_H] * 0.5, bottom + d[m.GR_H]  # a bar's centre, between the bars
+    assert front_overlay(truck, 0.0, bar)[0] == m.CHROME
+    assert front_overlay(truck, 0.0, gap)[0] != m.CHROME

@@ -1065,7 +1065,7 @@ def _decal_params(
             seams[2] = min(seams[2], sil.rr_s - 0.08)
         if plan.has("belt_drop"):
             # the window line dips behind the B-pillar (the i3's "stream flow")
-            p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(b_pos + 0.1), 0.08
+            p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(b_pos + 0.1), 0.16
     if plan.has("tridion"):
         # the safety cell's contrasting band rises behind the doors to the roof
         p[m.TRIDION_X] = x_of(seams[-1] + 0.02)
@@ -1153,6 +1153,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     if plan.has("headlamp_pods"):
         p[m.HL_W] = p[m.HL_H] = p[m.HL2_W] = p[m.HL2_H] = 0.0  # the lamps stand in their pods
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
+    # Honda's wing is a thick chrome blade; Toyota's bar over its slim upper grille is a strip
+    p[m.GRILLE_BAR_H] = 0.032 if plan.make == "honda" else 0.018
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
     p[m.GR_W] = gw * w_front if not big else w_front * 0.55
     p[m.GR_H] = gh * {"pickup": 2.0, "truck": 1.6, "suv": 1.7}.get(plan.style, 1.0)

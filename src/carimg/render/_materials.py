@@ -88,6 +88,7 @@ GR_CROSS: Final = _layout.slot("gr_cross")  # 1 = a body-colour cross divides th
 GR_BARS: Final = _layout.slot("gr_bars")
 GR_V: Final = _layout.slot("gr_v")  # 1 = a chrome U hugs the tapering mouth (V-motion)
 GRILLE_BAR: Final = _layout.slot("grille_bar")  # 1 = a chrome bar joins the lamps over the grille
+GRILLE_BAR_H: Final = _layout.slot("grille_bar_h")  # its half height
 HL_HALO: Final = _layout.slot("hl_halo")  # 1 = two light rings in each head lamp
 SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail starts, 0 none
 HL_RING: Final = _layout.slot("hl_ring")  # 1 = a light ring tracing each head lamp's rim

@@ -393,10 +393,13 @@ def body_decal(
                 # small lamps over the main ones: the bar joins those (the Fiat 500's moustache)
                 zb_ = decal[m.HL_Z] + decal[m.HL2_DZ]
                 reach = decal[m.HL_Y] + decal[m.HL2_DY] - decal[m.HL2_W] - 0.01
-            d_bar = rrect(ay, z, 0.0, zb_, reach, 0.018, 0.012)
+            bar_h = decal[m.GRILLE_BAR_H]
+            d_bar = rrect(ay, z, 0.0, zb_, reach, bar_h, 0.012)
             if d_bar < aa:
                 return m.PAINT, m.CHROME, coverage(d_bar, aa), 0.0
-            d_slot = rrect(ay, z, 0.0, zb_ - 0.045, decal[m.HL_Y] - decal[m.HL_W], 0.028, 0.01)
+            d_slot = rrect(
+                ay, z, 0.0, zb_ - bar_h - 0.027, decal[m.HL_Y] - decal[m.HL_W], 0.028, 0.01
+            )
             if d_slot < aa and decal[m.GR_W] > 0.0:  # a bar alone on a closed nose (Fiat 500)
                 return m.PAINT, m.BLACKGLOSS, coverage(d_slot, aa), 0.0
         d_gr = _grille(ay, z, decal)

@@ -621,3 +621,9 @@ def test_a_ford_trucks_grille_is_two_thick_chrome_bars_on_black() -> None:
     bar, gap = bottom + d[m.GR_H] * 0.5, bottom + d[m.GR_H]  # a bar's centre, between the bars
     assert front_overlay(truck, 0.0, bar)[0] == m.CHROME
     assert front_overlay(truck, 0.0, gap)[0] != m.CHROME
+
+
+def test_hondas_wing_is_a_thicker_chrome_blade_than_toyotas_bar() -> None:
+    honda = model_of(make="honda", features=["grille_bar"]).decal
+    toyota = model_of(make="toyota", features=["grille_bar"]).decal
+    assert honda[m.GRILLE_BAR_H] > toyota[m.GRILLE_BAR_H] * 1.5

@@ -95,7 +95,7 @@ class _Silhouette:
 
     def points(self) -> list[tuple[float, float]]:
         pts = self._points()
-        if self.plan.has("ducktail") and self.plan.rear in ("fast", "notch"):
+        if self.plan.has("ducktail") and self.plan.rear in ("fast", "notch", "open"):
             # a spoiler lip kicks up at the tail's top edge (911, Cayman, NSX)
             tail = self.plan.length - 0.18
             z0 = float(np.interp(tail, [q[0] for q in pts], [q[1] for q in pts]))
@@ -713,8 +713,8 @@ def _add_features(
         )
         b.add_grid(
             rounded_box(
-                (x_of(s_p + 0.165), yy - 0.085, z - 0.085),
-                (x_of(s_p + 0.1), yy + 0.085, z + 0.085),
+                (x_of(s_p - 0.04), yy - 0.085, z - 0.085),
+                (x_of(s_p - 0.105), yy + 0.085, z + 0.085),
                 0.9,
             ),
             m.HEADLIGHT,
@@ -1170,9 +1170,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_CROSS] = cross
     p[m.GR_TYPE] = _GRILLE_INFILL_BY_MAKE.get((plan.make, pattern), pattern)
     p[m.GR_BARS] = 5.0
-    ford_truck = plan.style == "pickup" and plan.make == "ford" and p[m.GR_TYPE] == 0
+    ford_truck = plan.style == "pickup" and plan.make == "ford" and plan.grille == "bars"
     if ford_truck:
-        # Ford's full-size trucks: two thick chrome bars across a tall grille that fills the
+        # Ford's barred truck grilles: two thick chrome bars across a tall grille that fills the
         # space between the lamps, level with their tops (a dark block read as a Ram's)
         p[m.GR_TYPE] = m.GR_CHROME_BARS
         p[m.GR_BARS] = 2.0
@@ -1201,10 +1201,6 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_W] = p[m.HL_Y] + hw + 0.03
         p[m.GR_H] = hh + 0.035
         p[m.GR_Z] = p[m.HL_Z]
-        if slots:
-            # the slots run on to the grille's ends, the lamps over the outer ones (H2)
-            p[m.GR_SLOTS] = slots + 2
-            p[m.GR_W] = p[m.HL_Y] * (slots + 2) / (slots + 1)
     # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
     room = p[m.HL_Y] - hw - 0.03
     if (
@@ -1242,9 +1238,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.LI_Z] = plan.clearance + 0.16
     p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)
     p[m.LI_H] = 0.05 if plan.grille != "none" else 0.075
-    if p[m.HL_Z] - p[m.HL_H] < p[m.LI_Z] + p[m.LI_H] + 0.08:
+    if plan.headlamps == "round_low":
         # lamps low in the bumper (Fiat 500): the intake is a mouth between them, not under them
-        p[m.LI_W] = min(p[m.LI_W], p[m.HL_Y] - p[m.HL_W] - 0.04)
+        p[m.LI_W] = max(min(p[m.LI_W], p[m.HL_Y] - p[m.HL_W] - 0.04), 0.05)
     tw, th, tround, tdy, tbar = _TAILLAMPS[plan.taillamps]
     tw, th = tw * scale, th * scale
     if big:

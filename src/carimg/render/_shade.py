@@ -33,7 +33,9 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
     """Signed distance to the head lamps (a main lamp, an optional second one, a light bar)."""
     zs = z - decal[m.HL_Z] - decal[m.HL_SLANT] * (ay - decal[m.HL_Y])
     hr = decal[m.HL_ROUND] * min(decal[m.HL_W], decal[m.HL_H])
-    d = rrect(ay, zs, decal[m.HL_Y], 0.0, decal[m.HL_W], decal[m.HL_H], hr)
+    d = 1e9  # no lamp in the fascia (they stand in pods on the wings)
+    if decal[m.HL_W] > 0.0:
+        d = rrect(ay, zs, decal[m.HL_Y], 0.0, decal[m.HL_W], decal[m.HL_H], hr)
     if decal[m.HL2_W] > 0.0:
         h2 = decal[m.HL2_H]
         r2 = decal[m.HL_ROUND] * min(decal[m.HL2_W], h2)
@@ -46,6 +48,12 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
         y_f = decal[m.HL_Y] + decal[m.HL_W] * 0.55
         d = min(d, rrect(ay, zs, y_f, -decal[m.HL_H] - 0.09, 0.013, 0.1, 0.01))
     return d, zs
+
+
+@njit(cache=True, nogil=True)
+def _rim_ring(d_lamp: float) -> float:
+    """Glow of a light line tracing a lamp's rim just inside it (d_lamp: distance to the rim)."""
+    return 1.0 - smooth(0.004, 0.011, abs(d_lamp + 0.016))
 
 
 @njit(cache=True, nogil=True)
@@ -114,8 +122,10 @@ def _grille(ay: float, z: float, decal: np.ndarray) -> float:
 @njit(cache=True, nogil=True)
 def _grille_pattern(ay: float, z: float, decal: np.ndarray) -> float:
     gt = int(decal[m.GR_TYPE])
-    if gt == 0:
+    if gt == 0 or gt == m.GR_CHROME_BARS:
         ph = (z - decal[m.GR_Z] + decal[m.GR_H]) / (2 * decal[m.GR_H]) * decal[m.GR_BARS]
+        if gt == m.GR_CHROME_BARS:
+            return smooth(0.16, 0.21, abs(ph - math.floor(ph) - 0.5))  # thick bars, thin gaps
         return smooth(0.2, 0.35, abs(ph - math.floor(ph) - 0.5))
     if gt == 1:
         a1 = (ay * 40.0 + z * 40.0) % 1.0
@@ -169,17 +179,24 @@ def _shut_lines(
     profile: np.ndarray,
 ) -> float:
     """Signed distance to the bonnet, boot-lid and tailgate shut lines (panel gaps)."""
-    if decal[m.IS_CAR] < 0.5 or decal[m.CABIN_FRONT] != 0.0:
+    if decal[m.IS_CAR] < 0.5:
         return 1e9
     w = prof(profile, decal, x, 2)
     d = 1e9
     lip = decal[m.X_FRONT] - 0.16
-    if decal[m.CLAMSHELL] > 0.5 and decal[m.X_A] + 0.03 < x < lip and nz < 0.35 and nx < 0.6:
-        # a clamshell bonnet wraps over the wings: its seams run down their sides
-        d = min(d, abs(z - belt + 0.05) - 0.002)
+    if decal[m.CLAMSHELL] > 0.5 and decal[m.X_A] + 0.03 < x:
+        # a clamshell bonnet wraps over the wings: its seams run down their sides to the belt
+        # and across the nose, on open cars too (Viper, Elise)
+        if x < lip and nz < 0.35 and nx < 0.6:
+            d = min(d, abs(z - belt + 0.05) - 0.002)
+        if z > belt - 0.05:
+            d = min(d, abs(x - lip) - 0.002)
+        return d
+    if decal[m.CABIN_FRONT] != 0.0:
+        return 1e9
     if nz > 0.3 and decal[m.X_A] + 0.03 < x:
         # the bonnet: along the wings' tops, across the nose where it meets the fascia
-        if x < lip and decal[m.CLAMSHELL] < 0.5:
+        if x < lip:
             d = min(d, abs(ay - w * 0.8) - 0.002)
         if ay < w * 0.8:
             d = min(d, abs(x - lip) - 0.002)
@@ -304,7 +321,7 @@ def body_decal(
         if x > decal[m.X_RF] - 0.015:
             d = min(min(z - (belt + 0.012), x - decal[m.X_RF] + 0.015), cap)
             cov = coverage(-d, aa) * (1.0 - corner)
-            if cov > 0.5 and decal[m.SPLIT_SCREEN] > 0.5 and ay < 0.03:
+            if cov > 0.5 and decal[m.SPLIT_SCREEN] > 0.5 and ay < 0.025 + aa:
                 return m.GLASS, pillar_mat, coverage(ay - 0.025, aa), 0.0  # two flat panes (H1)
             if cov > 0.5 and decal[m.IS_CAR] > 0.5:
                 # two wiper blades parked along the screen's base
@@ -366,15 +383,16 @@ def body_decal(
             elif decal[m.HL_HALO] > 0.5:
                 pat = _halo_rings(ay, zs, decal)
             elif decal[m.HL_RING] > 0.5:
-                pat = 1.0 - smooth(0.004, 0.011, abs(d_hl + 0.016))  # a ring inside the rim
+                pat = _rim_ring(d_hl)
             elif decal[m.HL_DOTS] > 0.5:
                 pat = _four_dots(ay, zs, decal)
             elif decal[m.HL_YSIGN] > 0.5:
                 pat = _y_light(ay - decal[m.HL_Y], zs, decal[m.HL_W], decal[m.HL_H])
             elif decal[m.HL_CLAMP] > 0.5:
                 # the ring inside the rim, less its inner end (F-150's C-clamp)
-                pat = 1.0 - smooth(0.004, 0.011, abs(d_hl + 0.016))
-                pat *= smooth(-0.01, 0.01, ay - decal[m.HL_Y] + decal[m.HL_W] * 0.5)
+                pat = _rim_ring(d_hl) * smooth(
+                    -0.01, 0.01, ay - decal[m.HL_Y] + decal[m.HL_W] * 0.5
+                )
             elif decal[m.DRL] > 0.5:
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
             if d_hl > 0.0:
@@ -392,7 +410,7 @@ def body_decal(
             if decal[m.HL2_DZ] > 0.1:
                 # small lamps over the main ones: the bar joins those (the Fiat 500's moustache)
                 zb_ = decal[m.HL_Z] + decal[m.HL2_DZ]
-                reach = decal[m.HL_Y] + decal[m.HL2_DY] - decal[m.HL2_W] - 0.01
+                reach = decal[m.HL_Y] + decal[m.HL2_DY] - decal[m.HL2_W] + 0.01  # under the lens
             bar_h = decal[m.GRILLE_BAR_H]
             d_bar = rrect(ay, z, 0.0, zb_, reach, bar_h, 0.012)
             if d_bar < aa:
@@ -423,9 +441,7 @@ def body_decal(
             inset = 0.75 * smooth(-0.045, 0.0, d_gr)
             if decal[m.GR_TYPE] == m.GR_CHROME_BARS:
                 # thick bright bars across a dark grille (Ford's trucks)
-                ph = (z - decal[m.GR_Z] + decal[m.GR_H]) / (2 * decal[m.GR_H]) * decal[m.GR_BARS]
-                bar = 1.0 - smooth(0.16, 0.21, abs(ph - math.floor(ph) - 0.5))
-                return m.BLACKGLOSS, m.CHROME, bar * (1.0 - inset), 0.0
+                return m.BLACKGLOSS, m.CHROME, (1.0 - pattern) * (1.0 - inset), 0.0
             return m.BLACKGLOSS, m.TRIM, 1.0, max(pattern, inset)
         d_li = rrect(ay, z, 0.0, decal[m.LI_Z], decal[m.LI_W], decal[m.LI_H], decal[m.LI_H] * 0.7)
         if d_li < aa:

@@ -136,6 +136,7 @@ FEATURES: Final = frozenset(
         "four_dot",  # four light points in each head lamp (Porsche from 2014)
         "y_lamps",  # a Y-shaped light in each head lamp (Lamborghini from 2011)
         "engine_louvres",  # a slatted engine lid behind the rear glass (911 from 2012)
+        "closed_grille",  # the grille's outline closed by a smooth panel (BMW i3)
         "c_clamp",  # a light C round each head lamp, open towards the grille (F-150 2015-2020)
         "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)
         "wing_turrets",  # indicator pods standing on the front wings (G-Class)

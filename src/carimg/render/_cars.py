@@ -1169,6 +1169,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_SLOTS] = slots
     p[m.GR_CROSS] = cross
     p[m.GR_TYPE] = _GRILLE_INFILL_BY_MAKE.get((plan.make, pattern), pattern)
+    if plan.has("closed_grille"):
+        p[m.GR_TYPE] = m.GR_CLOSED
     p[m.GR_BARS] = 5.0
     ford_truck = plan.style == "pickup" and plan.make == "ford" and plan.grille == "bars"
     if ford_truck:

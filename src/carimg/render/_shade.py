@@ -429,14 +429,19 @@ def body_decal(
         if d_gr < aa + 0.012:
             pattern = _grille_pattern(ay, z, decal)
             if d_gr > 0.0:
+                bright = (
+                    decal[m.GR_TYPE] == 0
+                    or decal[m.GR_TYPE] == m.GR_CHROME_BARS
+                    or decal[m.GR_TYPE] == m.GR_CLOSED
+                )
                 return (
                     m.PAINT,
-                    m.CHROME
-                    if decal[m.GR_TYPE] == 0 or decal[m.GR_TYPE] == m.GR_CHROME_BARS
-                    else m.BLACKGLOSS,
+                    m.CHROME if bright else m.BLACKGLOSS,
                     coverage(d_gr - 0.012, aa),
                     0.0,
                 )
+            if decal[m.GR_TYPE] == m.GR_CLOSED:
+                return m.PAINT, m.BLACKGLOSS, 1.0, 0.0  # a smooth panel in a bright rim (i3)
             # a recess, not a print: the surround's shadow falls on the bars near its edge
             inset = 0.75 * smooth(-0.045, 0.0, d_gr)
             if decal[m.GR_TYPE] == m.GR_CHROME_BARS:

@@ -643,3 +643,13 @@ def test_hondas_wing_is_a_thicker_chrome_blade_than_toyotas_bar() -> None:
     honda = model_of(make="honda", features=["grille_bar"]).decal
     toyota = model_of(make="toyota", features=["grille_bar"]).decal
     assert honda[m.GRILLE_BAR_H] > toyota[m.GRILLE_BAR_H] * 1.5
+
+
+def test_a_closed_grille_is_a_smooth_panel_in_a_bright_rim() -> None:
+    d = model_of(grille="kidney", features=["closed_grille"]).decal
+    assert d[m.GR_TYPE] == m.GR_CLOSED
+    model = model_of(grille="kidney", features=["closed_grille"])
+    centre_y = float(d[m.GR_GAP] + (d[m.GR_W] - d[m.GR_GAP]) / 2)
+    assert front_overlay(model, centre_y, float(d[m.GR_Z])) == (m.BLACKGLOSS, 0.0)
+    slatted = model_of(grille="kidney")
+    assert front_overlay(slatted, centre_y, float(d[m.GR_Z]))[0] != m.BLACKGLOSS

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import itertools
 from typing import Any
 
 import numpy as np
@@ -602,10 +603,16 @@ def test_every_feature_word_changes_the_look_of_some_body(word: str) -> None:
     )
 
 
-def test_a_ducktail_kicks_up_at_the_tails_top_edge() -> None:
+@pytest.mark.parametrize(
+    "body",
+    [
+        {"body": "coupe", "doors": 2, "roof": "fastback"},
+        {"body": "convertible", "doors": 2, "roof": "soft_top", "engine": "mid"},
+    ],
+)
+def test_a_ducktail_kicks_up_at_the_tails_top_edge(body: dict[str, Any]) -> None:
     def rise_at_the_tail(features: list[str]) -> float:
-        record = parse_generation({**HATCH, "body": "coupe", "doors": 2, "roof": "fastback",
-                                   "features": features})  # fmt: skip
+        record = parse_generation({**HATCH, **body, "features": features})
         pts = _Silhouette(_plan_from_record(record, 2020)).points()
         s, z = [q[0] for q in pts], [q[1] for q in pts]
         length = HATCH["length"] / 1000
@@ -633,6 +640,9 @@ def test_a_ford_trucks_grille_is_two_thick_chrome_bars_on_black() -> None:
                      bed_length=1700)  # fmt: skip
     d = truck.decal
     assert d[m.GR_TYPE] == m.GR_CHROME_BARS
+    oval = model_of(make="ford", body="pickup", roof="cab", height=1950, cab="crew",
+                    bed_length=1700, grille="oval").decal  # fmt: skip
+    assert oval[m.GR_TYPE] != m.GR_CHROME_BARS  # only a barred grille (the PN96's is an oval)
     bottom = float(d[m.GR_Z] - d[m.GR_H])
     bar, gap = bottom + d[m.GR_H] * 0.5, bottom + d[m.GR_H]  # a bar's centre, between the bars
     assert front_overlay(truck, 0.0, bar)[0] == m.CHROME
@@ -653,3 +663,45 @@ def test_a_closed_grille_is_a_smooth_panel_in_a_bright_rim() -> None:
     assert front_overlay(model, centre_y, float(d[m.GR_Z])) == (m.BLACKGLOSS, 0.0)
     slatted = model_of(grille="kidney")
     assert front_overlay(slatted, centre_y, float(d[m.GR_Z]))[0] != m.BLACKGLOSS
+
+
+def test_a_rear_engined_coupes_roof_falls_in_one_steepening_curve_to_its_tail() -> None:
+    def slopes(engine: str) -> list[float]:
+        record = parse_generation({**HATCH, "body": "coupe", "doors": 2, "roof": "fastback",
+                                   "engine": engine, "height": 1300})  # fmt: skip
+        sil = _Silhouette(_plan_from_record(record, 2020))
+        pts = [q for q in sil.points() if sil.rf_s <= q[0] <= sil.plan.length - 0.06]
+        return [(b[1] - a[1]) / (b[0] - a[0]) for a, b in itertools.pairwise(pts)]
+
+    flyline = slopes("rear")
+    assert all(later <= earlier for earlier, later in itertools.pairwise(flyline))
+    assert min(flyline) > -0.4  # no break to a steep glass or tail (a 928's)
+    assert min(slopes("front")) < -0.4
+
+
+def test_a_clamshells_seam_runs_down_an_open_cars_wing() -> None:
+    def seam_on_the_wing(features: list[str]) -> bool:
+        model = model_of(body="convertible", doors=2, roof="soft_top", engine="mid",
+                         height=1150, features=features)  # fmt: skip
+        d = model.decal
+        x = float(d[m.X_A] + d[m.X_FRONT] - 0.16) / 2
+        y, z = prof(model.profile, d, x, 2), prof(model.profile, d, x, 1) - 0.05
+        _, overlay, cover, _ = body_decal(x, y, z, 0.0, 1.0, 0.0, 0.002, d, model.profile)
+        return overlay == m.UNDER and cover > 0.5
+
+    assert seam_on_the_wing(["clamshell"])
+    assert not seam_on_the_wing([])
+
+
+def test_lamp_pods_face_forward_and_leave_the_nose_without_lamps() -> None:
+    model = model_of(features=["headlamp_pods"])
+    verts, tris, mats = model.mesh.verts, model.mesh.tris, model.mesh.mats
+    lens = verts[np.unique(tris[mats == m.HEADLIGHT])]
+    paint = verts[np.unique(tris[mats == m.PAINT])]
+    pod = paint[(np.abs(np.abs(paint[:, 1]) - np.abs(lens[:, 1]).mean()) < 0.1)
+                & (paint[:, 2] > lens[:, 2].min() - 0.02)
+                & (paint[:, 0] > model.decal[m.X_A] + 0.3)]  # fmt: skip
+    assert len(lens) and len(pod)
+    assert lens[:, 0].mean() > pod[:, 0].mean()  # the lens at the pod's front
+    d = model.decal
+    assert front_overlay(model, float(d[m.HL_Y]), float(d[m.HL_Z]))[0] != m.HEADLIGHT

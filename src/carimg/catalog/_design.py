@@ -145,6 +145,7 @@ FEATURES: Final = frozenset(
         "wrap_glass",  # the rear glass wraps round one rear corner only (Nissan Cube)
         "side_vents",  # a dark vent with a bright fin behind each front wheel (Range Rover)
         "black_bonnet",  # a black bonnet and tailgate, a black band over the roof (BMW i3)
+        "square_arches",  # flat-topped, slant-sided black arch cladding (RAV4 from 2019)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

@@ -201,6 +201,13 @@ class _Silhouette:
         for t in np.linspace(0.0, 1.0, 12):
             pts.append((s0 + run * t, z0 + rise * (1 - (1 - t) ** power)))
         for t in np.linspace(0.0, 1.0, 12)[1:]:
+            if p.has("separate_fenders"):
+                # a Beetle's dome falls steadily all the way to the tail, as it rose from the
+                # nose (a quarter ellipse keeps the roof high and drops it at the end)
+                pts.append(
+                    (peak + (p.length - peak) * t, tail_z + (self.roof_z - tail_z) * (1 - t**1.8))
+                )
+                continue
             angle = math.pi / 2 * t
             pts.append(
                 (peak + (p.length - peak) * math.sin(angle),
@@ -908,6 +915,7 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.SPLIT_SCREEN: "split_windscreen",
     m.CLAMSHELL: "clamshell",
     m.BLACK_BONNET: "black_bonnet",
+    m.SQUARE_ARCHES: "square_arches",
     m.STRIPES: "racing_stripes",
     m.GRILLE_BAR: "grille_bar",
     m.HL_HALO: "halo_rings",
@@ -1025,8 +1033,10 @@ def _decal_params(
             pillars = [win_front_s + min(1.15, span * 0.7)]
             if p[m.WIN_REAR_LEAN] > 0.3:
                 # a three-door hatch's quarter light is short behind its long door glass; one
-                # as long as the door's reads as a rear door (MINI, New Beetle)
-                win_rear_s = min(win_rear_s, pillars[0] + 0.6)
+                # as long as the door's reads as a rear door (MINI); under a dome it is a small
+                # pointed light (New Beetle, TT: a longer one read as a five-door's rear door)
+                quarter = 0.3 if plan.roof == "bubble" else 0.6
+                win_rear_s = min(win_rear_s, pillars[0] + quarter)
                 p[m.WIN_REAR] = x_of(win_rear_s)
     elif plan.rear in ("pickup",):
         if span > 1.5:

@@ -132,6 +132,7 @@ DOOR0: Final = _layout.slot("door", MAX_DOORS)  # door seam x positions
 ROCKER_H: Final = _layout.slot("rocker_h")
 CLADDING: Final = _layout.slot("cladding")
 CLADDING_W: Final = _layout.slot("cladding_w")  # width of the band round the wheel arches
+SQUARE_ARCHES: Final = _layout.slot("square_arches")  # 1 = the arch band is flat-topped
 ROOF_BLACK: Final = _layout.slot("roof_black")
 ROOF_WHITE: Final = _layout.slot("roof_white")
 STEP_X: Final = _layout.slot("step_x")  # x of a stepped nose's upper lamps (0 none), |y|, z

@@ -299,8 +299,12 @@ def body_decal(
                 inside = min(inside, rc - math.sqrt((rc - a4) ** 2 + (rc - a2) ** 2))
             if a4 < rc and a1 < rc:
                 inside = min(inside, rc - math.sqrt((rc - a4) ** 2 + (rc - a1) ** 2))
+            n_p = int(decal[m.N_PILLARS])
+            if decal[m.BLACK_BONNET] > 0.5 and n_p > 1 and x < decal[m.PILLAR0 + n_p - 1]:
+                # the i3's black band runs from the roof down the pillar behind its rear doors
+                return m.BLACKGLOSS, m.BLACKGLOSS, 1.0, 0.0
             pill = 1e9
-            for k in range(int(decal[m.N_PILLARS])):
+            for k in range(n_p):
                 d = abs(x - decal[m.PILLAR0 + k]) - decal[m.PILLAR_W] * 0.5
                 pill = min(pill, d)
             inside_glass = min(inside, pill)
@@ -565,6 +569,10 @@ def body_decal(
                 dx = x - wx
                 dz = z - decal[m.AXLE_Z]
                 dd = math.sqrt(dx * dx + dz * dz) - decal[m.ARCH_R] - decal[m.CLADDING_W]
+                if decal[m.SQUARE_ARCHES] > 0.5:
+                    # flat-topped, its sides leaning in (the RAV4's trapezoid arches)
+                    r_o = decal[m.ARCH_R] + decal[m.CLADDING_W]
+                    dd = max(abs(dx) - (r_o + 0.06 - 0.3 * max(dz, 0.0)), dz - r_o + 0.01)
                 if dz > -0.05:
                     dmin = min(dmin, dd)
             dmin = min(dmin, z - decal[m.ROCKER_H])

@@ -146,6 +146,7 @@ FEATURES: Final = frozenset(
         "side_vents",  # a dark vent with a bright fin behind each front wheel (Range Rover)
         "black_bonnet",  # a black bonnet and tailgate, a black band over the roof (BMW i3)
         "square_arches",  # flat-topped, slant-sided black arch cladding (RAV4 from 2019)
+        "black_pillars",  # blacked-out pillars on any roof line (MINI from 2001)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

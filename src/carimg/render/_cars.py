@@ -971,7 +971,12 @@ def _decal_params(
         # the greenhouse runs onto the tail's end cap (box and hatch rears): include it, or the
         # rear window of an SUV, van or bus would be painted over
         p[m.X_GH_END] = x_of(L) - 0.25
-    dark_pillars = plan.roof == "floating" or plan.era > 0.75 or plan.has("tridion")
+    dark_pillars = (
+        plan.roof == "floating"
+        or plan.era > 0.75
+        or plan.has("tridion")
+        or plan.has("black_pillars")
+    )
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
     for slot, feature in _FEATURE_SLOTS.items():
         p[slot] = 1.0 if plan.has(feature) else 0.0

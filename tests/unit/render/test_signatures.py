@@ -31,9 +31,9 @@ HATCH: dict[str, Any] = {
 }  # fmt: skip
 
 
-def model_of(**changes: Any) -> VehicleModel:
-    record = parse_generation({**HATCH, **changes})
-    return build_from_plan(_plan_from_record(record, 2020))
+def model_of(year: int = 2020, **changes: Any) -> VehicleModel:
+    record = parse_generation({**HATCH, "years": [min(year, 2016), 2022], **changes})
+    return build_from_plan(_plan_from_record(record, year))
 
 
 def body_half_width_at(model: VehicleModel, x: float) -> float:
@@ -581,6 +581,7 @@ BODIES_TO_TRY: list[dict[str, Any]] = [
     {"body": "suv", "roof": "box", "height": 1850},
     {"body": "convertible", "doors": 2, "roof": "soft_top", "engine": "mid", "height": 1150},
     {"body": "coupe", "doors": 2, "roof": "fastback", "engine": "rear", "height": 1300},
+    {"year": 2005},  # an older car: what a modern one has anyway (black pillars) shows
 ]
 
 
@@ -754,3 +755,8 @@ def test_a_beetles_dome_falls_steadily_to_its_tail_without_a_sheer_drop() -> Non
     tail = heights[length]
     near_tail = float(np.interp(length - 0.4, list(heights), list(heights.values())))
     assert near_tail - tail < 0.5 * (roof - tail)  # half the fall is done 40 cm from the tail
+
+
+def test_black_pillars_darken_the_pillars_of_a_car_of_any_age() -> None:
+    assert model_of(year=2005).decal[m.PILLAR_BLACK] == 0.0
+    assert model_of(year=2005, features=["black_pillars"]).decal[m.PILLAR_BLACK] == 1.0

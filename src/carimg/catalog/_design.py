@@ -58,6 +58,7 @@ GRILLES: Final = frozenset(
         "vertical_bars",  # upright bars (waterfall)
         "oval",  # an oval or elliptic mouth
         "trapezoid",  # a wide mouth, wider at the bottom
+        "inverted_trapezoid",  # a wide barred mouth, wider at the top (Ford from 2013)
         "v_motion",  # a wide mouth hugged by a chrome U (Nissan's V-motion from 2014)
         "hot_rod",  # a tall, narrow chrome grille of bars, round-topped (PT Cruiser, HHR)
     }

@@ -863,6 +863,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "vertical_bars": (0.4, 0.1, 0.2, 0.0, 0.0, 0.0, 0, 0, 2),
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
+    "inverted_trapezoid": (0.42, 0.11, 0.35, -0.22, 0.0, 0.0, 0, 0, 0),
     "v_motion": (0.52, 0.13, 0.6, -0.45, 0.0, 0.0, 0, 0, 3),
     "hot_rod": (0.2, 0.15, 0.7, 0.15, 0.0, 0.0, 0, 0, 0),
 }
@@ -1208,7 +1209,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0
     top = p[m.HL_Z] + hh * (1.0 if ford_truck else 0.3)
     p[m.GR_Z] = top - p[m.GR_H]
-    if plan.grille in ("single_frame", "spindle", "trapezoid", "v_motion"):
+    if plan.grille in ("single_frame", "spindle", "trapezoid", "inverted_trapezoid", "v_motion"):
         p[m.GR_Z] = top - p[m.GR_H] * 0.8
     if plan.has("grille_bar") and plan.grille in ("trapezoid", "single_frame"):
         # the bar and a slim upper grille span the lamps; the big mouth sits in the bumper below
@@ -1221,13 +1222,14 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
     room = p[m.HL_Y] - hw - 0.03
     if (
-        plan.grille not in ("single_frame", "spindle", "trapezoid", "v_motion", "none")
+        plan.grille
+        not in ("single_frame", "spindle", "trapezoid", "inverted_trapezoid", "v_motion", "none")
         and plan.style != "pickup"
         and not plan.has("lamps_in_grille")
     ):
         p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))
     if (
-        plan.grille in ("trapezoid", "single_frame")
+        plan.grille in ("trapezoid", "inverted_trapezoid", "single_frame")
         and not plan.has("grille_bar")
         and plan.style != "pickup"
     ):
@@ -1235,6 +1237,11 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         # make an hourglass, which every judge read as Lexus's spindle
         top_w = max(room, 0.08) / max(1.0 - p[m.GR_TAPER], 0.5)
         p[m.GR_W] = min(p[m.GR_W], top_w)
+    if plan.grille == "inverted_trapezoid":
+        # Ford's barred mouth hangs from the lamps' lower edges, its top as wide as the lamps'
+        # centres are apart, narrowing into the bumper (between the lamps it read as a slot)
+        p[m.GR_W] = p[m.HL_Y] * 0.95 / (1.0 - p[m.GR_TAPER])
+        p[m.GR_Z] = p[m.HL_Z] - hh * 0.5 - p[m.GR_H]
     if plan.make == "land-rover" and plan.grille == "mesh":
         # a Range Rover's mesh runs from lamp to lamp, no taller than them (an upright mesh
         # block between them read as an Audi's single frame)

@@ -12,7 +12,7 @@ import hashlib
 from importlib import resources
 from typing import Final
 
-RENDER_CODE_VERSION: Final = 41
+RENDER_CODE_VERSION: Final = 42
 
 
 def _design_data_digest() -> str:

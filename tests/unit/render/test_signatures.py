@@ -760,3 +760,11 @@ def test_a_beetles_dome_falls_steadily_to_its_tail_without_a_sheer_drop() -> Non
 def test_black_pillars_darken_the_pillars_of_a_car_of_any_age() -> None:
     assert model_of(year=2005).decal[m.PILLAR_BLACK] == 0.0
     assert model_of(year=2005, features=["black_pillars"]).decal[m.PILLAR_BLACK] == 1.0
+
+
+def test_an_inverted_trapezoid_hangs_from_the_lamps_widest_at_its_top() -> None:
+    d = model_of(grille="inverted_trapezoid").decal
+    top_half_width = d[m.GR_W] * (1 - d[m.GR_TAPER])
+    assert top_half_width > d[m.GR_W]  # widest at its top, narrowing into the bumper
+    assert top_half_width > d[m.HL_Y] - d[m.HL_W]  # under the lamps, not between them
+    assert d[m.GR_Z] + d[m.GR_H] < d[m.HL_Z]

@@ -200,10 +200,11 @@ class _Silhouette:
         pts = []
         for t in np.linspace(0.0, 1.0, 12):
             pts.append((s0 + run * t, z0 + rise * (1 - (1 - t) ** power)))
+        steady = p.has("separate_fenders") or (p.style == "coupe" and p.length > 3.5)
         for t in np.linspace(0.0, 1.0, 12)[1:]:
-            if p.has("separate_fenders"):
-                # a Beetle's dome falls steadily all the way to the tail, as it rose from the
-                # nose (a quarter ellipse keeps the roof high and drops it at the end)
+            if steady:
+                # a Beetle's or TT's dome falls steadily all the way to the tail, as it rose
+                # (a quarter ellipse keeps the roof high and drops it at the end)
                 pts.append(
                     (peak + (p.length - peak) * t, tail_z + (self.roof_z - tail_z) * (1 - t**1.8))
                 )

@@ -745,10 +745,15 @@ def test_a_black_bonnets_band_runs_down_the_pillar_behind_the_rear_doors() -> No
     assert dark_behind_rear_door([])[0] == m.GLASS
 
 
-def test_a_beetles_dome_falls_steadily_to_its_tail_without_a_sheer_drop() -> None:
-    record = parse_generation(
-        {**HATCH, "roof": "bubble", "doors": 3, "features": ["separate_fenders"]}
-    )
+@pytest.mark.parametrize(
+    "dome",
+    [{"features": ["separate_fenders"]}, {"body": "coupe"}],
+    ids=["beetle", "bubble-coupe"],
+)
+def test_a_domes_roof_falls_steadily_to_its_tail_without_a_sheer_drop(
+    dome: dict[str, Any],
+) -> None:
+    record = parse_generation({**HATCH, "roof": "bubble", "doors": 3, **dome})
     silhouette = _Silhouette(_plan_from_record(record, 2020))
     heights = dict(silhouette.points())
     length, roof = silhouette.plan.length, silhouette.roof_z

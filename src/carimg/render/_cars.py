@@ -1197,6 +1197,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_BARS] = 2.0
         p[m.GR_H] = gh * 2.6
         p[m.GR_W] = p[m.HL_Y] - hw - 0.015
+    elif plan.grille == "hot_rod":
+        p[m.GR_TYPE] = m.GR_CHROME_BARS  # a hot-rod grille is bright bars (PT Cruiser, HHR)
+        p[m.GR_BARS] = 4.0
     elif plan.style == "suv" and plan.make == "ford" and plan.grille == "bars" and plan.era > 0.6:
         p[m.GR_BARS] = 3.0  # a modern Ford SUV's three thick bars (Explorer)
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0

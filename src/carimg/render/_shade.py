@@ -42,7 +42,11 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
         y2 = decal[m.HL_Y] + decal[m.HL2_DY]
         d = min(d, rrect(ay, zs, y2, decal[m.HL2_DZ], decal[m.HL2_W], h2, r2))
     if decal[m.HL_BAR] > 0.5:
-        d = min(d, rrect(ay, zs, 0.0, decal[m.HL_H] * 0.3, decal[m.HL_Y], 0.01, 0.008))
+        # a level bar joining the lamps' inner ends (run at the lamps' slant, it made a chevron
+        # that read as a Previa's or a Citroen's)
+        z_bar = decal[m.HL_Z] + decal[m.HL_H] * 0.3 - decal[m.HL_SLANT] * decal[m.HL_W]
+        reach = decal[m.HL_Y] - decal[m.HL_W] * 0.5
+        d = min(d, rrect(ay, z, 0.0, z_bar, reach, 0.01, 0.008))
     if decal[m.HL_FANG] > 0.5:
         # a day-time light dropping from the lamp's outer end down the bumper (Peugeot's fang)
         y_f = decal[m.HL_Y] + decal[m.HL_W] * 0.55

@@ -59,7 +59,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 44,
+GOLDEN: dict[str, Any] = {'version': 45,
  'hashes': {'saloon@30': '48973cad4c4db912',
             'saloon@90': 'cb3bf405360c519b',
             'saloon@200': '79adb33cbf69aa30',

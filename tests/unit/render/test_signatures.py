@@ -16,7 +16,7 @@ from carimg.render._cars import _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._render import render_model
-from carimg.render._shade import body_decal
+from carimg.render._shade import _head_lamp, body_decal
 from carimg.render._shapes import prof
 from carimg.render._studio import studio_map
 from carimg.render._surfaces import shade_material
@@ -773,3 +773,17 @@ def test_an_inverted_trapezoid_hangs_from_the_lamps_widest_at_its_top() -> None:
     assert top_half_width > d[m.GR_W]  # widest at its top, narrowing into the bumper
     assert top_half_width > d[m.HL_Y] - d[m.HL_W]  # under the lamps, not between them
     assert d[m.GR_Z] + d[m.GR_H] < d[m.HL_Z]
+
+
+def test_a_hot_rod_grille_is_bright_bars() -> None:
+    assert model_of(grille="hot_rod").decal[m.GR_TYPE] == m.GR_CHROME_BARS
+    assert model_of(grille="vertical_bars").decal[m.GR_TYPE] != m.GR_CHROME_BARS
+
+
+def test_a_front_light_bar_runs_level_between_slanted_lamps() -> None:
+    d = model_of(headlamps="slim", features=["light_bar_front"]).decal
+    assert d[m.HL_SLANT] > 0.1
+    level = float(d[m.HL_Z] + d[m.HL_H] * 0.3 - d[m.HL_SLANT] * d[m.HL_W])
+    chevron_tip = float(d[m.HL_Z] + d[m.HL_H] * 0.3 - d[m.HL_SLANT] * d[m.HL_Y])
+    assert _head_lamp(0.0, level, d)[0] < 0.0  # lit at the nose's centre, level with the lamps
+    assert _head_lamp(0.0, chevron_tip, d)[0] > 0.0  # not dipping to a chevron's point

@@ -868,6 +868,8 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "v_motion": (0.52, 0.13, 0.6, -0.45, 0.0, 0.0, 0, 0, 3),
     "hot_rod": (0.2, 0.15, 0.7, 0.15, 0.0, 0.0, 0, 0, 0),
 }
+# mouths that fill the nose below the lamps' tops, not kept between the lamps like a grille
+_BIG_MOUTHS = ("single_frame", "spindle", "trapezoid", "inverted_trapezoid", "v_motion")
 # a make's own infill for a mesh or honeycomb mouth (0 bars, 1 mesh, 3 honeycomb): Ford's bars;
 # honeycomb stays with the makes that wear it, so it stops reading as Toyota or Lexus everywhere
 _GRILLE_INFILL_BY_MAKE: dict[tuple[str, int], int] = {
@@ -1213,7 +1215,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0
     top = p[m.HL_Z] + hh * (1.0 if ford_truck else 0.3)
     p[m.GR_Z] = top - p[m.GR_H]
-    if plan.grille in ("single_frame", "spindle", "trapezoid", "inverted_trapezoid", "v_motion"):
+    if plan.grille in _BIG_MOUTHS:
         p[m.GR_Z] = top - p[m.GR_H] * 0.8
     if plan.has("grille_bar") and plan.grille in ("trapezoid", "single_frame"):
         # the bar and a slim upper grille span the lamps; the big mouth sits in the bumper below
@@ -1226,14 +1228,13 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     # keep the grille between the lamps (a narrow nose gets a shallower, narrower grille)
     room = p[m.HL_Y] - hw - 0.03
     if (
-        plan.grille
-        not in ("single_frame", "spindle", "trapezoid", "inverted_trapezoid", "v_motion", "none")
+        plan.grille not in (*_BIG_MOUTHS, "none")
         and plan.style != "pickup"
         and not plan.has("lamps_in_grille")
     ):
         p[m.GR_W] = min(p[m.GR_W], max(room, 0.08))
     if (
-        plan.grille in ("trapezoid", "inverted_trapezoid", "single_frame")
+        plan.grille in ("trapezoid", "single_frame")
         and not plan.has("grille_bar")
         and plan.style != "pickup"
     ):

@@ -31,6 +31,12 @@ SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
 
 
+def _metal_dome(plan: BodyPlan) -> bool:
+    """A Beetle or a long bubble coupe (TT): its arch is mostly metal behind a small side glass
+    and falls steadily to the tail."""
+    return plan.has("separate_fenders") or (plan.style == "coupe" and plan.length > 3.5)
+
+
 def _roundness(plan: BodyPlan) -> float:
     """0 for a slab-sided box, 1 for a round body (Beetle, Mini, smart)."""
     if plan.has("round_body"):
@@ -200,9 +206,8 @@ class _Silhouette:
         pts = []
         for t in np.linspace(0.0, 1.0, 12):
             pts.append((s0 + run * t, z0 + rise * (1 - (1 - t) ** power)))
-        steady = p.has("separate_fenders") or (p.style == "coupe" and p.length > 3.5)
         for t in np.linspace(0.0, 1.0, 12)[1:]:
-            if steady:
+            if _metal_dome(p):
                 # a Beetle's or TT's dome falls steadily all the way to the tail, as it rose
                 # (a quarter ellipse keeps the roof high and drops it at the end)
                 pts.append(
@@ -1008,7 +1013,7 @@ def _decal_params(
     if plan.roof == "hatch" or (plan.roof == "bubble" and plan.style != "kei"):
         # a hatch's thick C-pillar: the side glass ends ahead of the tailgate and leans forward
         win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase + 0.12)
-        if (plan.style == "coupe" and L > 3.5) or plan.has("separate_fenders"):
+        if _metal_dome(plan):
             # a bubble coupe's or Beetle's arch is mostly metal: its glass ends ahead of the rear
             # wheel (TT, New Beetle)
             win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase - 0.25)

@@ -29,6 +29,14 @@ def _tone(x: float) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _between_lamps(decal: np.ndarray, up: float) -> tuple[float, float]:
+    """Height (at `up` of a lamp's half height above its inner end) and half reach of a level bar
+    joining the two head lamps' inner ends."""
+    z = decal[m.HL_Z] + decal[m.HL_H] * up - decal[m.HL_SLANT] * decal[m.HL_W]
+    return z, decal[m.HL_Y] - decal[m.HL_W] * 0.5
+
+
+@njit(cache=True, nogil=True)
 def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
     """Signed distance to the head lamps (a main lamp, an optional second one, a light bar)."""
     zs = z - decal[m.HL_Z] - decal[m.HL_SLANT] * (ay - decal[m.HL_Y])
@@ -44,8 +52,7 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
     if decal[m.HL_BAR] > 0.5:
         # a level bar joining the lamps' inner ends (run at the lamps' slant, it made a chevron
         # that read as a Previa's or a Citroen's)
-        z_bar = decal[m.HL_Z] + decal[m.HL_H] * 0.3 - decal[m.HL_SLANT] * decal[m.HL_W]
-        reach = decal[m.HL_Y] - decal[m.HL_W] * 0.5
+        z_bar, reach = _between_lamps(decal, 0.3)
         d = min(d, rrect(ay, z, 0.0, z_bar, reach, 0.01, 0.008))
     if decal[m.HL_FANG] > 0.5:
         # a day-time light dropping from the lamp's outer end down the bumper (Peugeot's fang)
@@ -413,8 +420,7 @@ def body_decal(
                 return m.PAINT, m.WHITEGLOSS, coverage(d_w, aa), 0.0
         if decal[m.GRILLE_BAR] > 0.5:
             # a bright bar from lamp to lamp, level with their inner ends' top (Honda's wing)
-            zb_ = decal[m.HL_Z] + decal[m.HL_H] * 0.45 - decal[m.HL_SLANT] * decal[m.HL_W]
-            reach = decal[m.HL_Y] - decal[m.HL_W] * 0.5
+            zb_, reach = _between_lamps(decal, 0.45)
             if decal[m.HL2_DZ] > 0.1:
                 # small lamps over the main ones: the bar joins those (the Fiat 500's moustache)
                 zb_ = decal[m.HL_Z] + decal[m.HL2_DZ]

@@ -170,6 +170,7 @@ _HINT_RANGES: Final[Mapping[str, tuple[float, float]]] = {
     "backlight_rake": (10, 90),  # rear glass angle from horizontal
     "roof_end": (-2500, 2000),  # roof's rear end behind the rear axle (mm, + rearward)
     "deck_z": (400, 2200),  # boot lid or tail top height
+    "grille_w": (200, 2200),  # the grille's (or a big mouth's) widest width, front view
 }
 _REQUIRED: Final = ("make", "model", "generation", "years", "body", "doors", "source")
 _KNOWN_KEYS: Final = frozenset(

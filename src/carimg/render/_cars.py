@@ -1203,10 +1203,21 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_TYPE] = m.GR_CHROME_BARS
         p[m.GR_BARS] = 2.0
         p[m.GR_H] = gh * 2.6
+        if plan.has("c_clamp"):
+            # its C-clamp lamps are tall blocks as deep as the grille's upper half (slim strips
+            # over a barred block read as a Ram's)
+            hh *= 1.8
+            p[m.HL_H], p[m.HL_Z] = hh, nose_z - hh - 0.09
         p[m.GR_W] = p[m.HL_Y] - hw - 0.015
     elif plan.grille == "hot_rod":
         p[m.GR_TYPE] = m.GR_CHROME_BARS  # a hot-rod grille is bright bars (PT Cruiser, HHR)
         p[m.GR_BARS] = 4.0
+    elif plan.style == "van" and plan.make == "mercedes-benz" and plan.grille == "bars":
+        # Mercedes's vans wear three thick chrome louvres in a tall grille between the lamps (a
+        # dark barred slot read as a Ford Transit's)
+        p[m.GR_TYPE] = m.GR_CHROME_BARS
+        p[m.GR_BARS] = 3.0
+        p[m.GR_H] = gh * 2.0
     elif plan.style == "suv" and plan.make == "ford" and plan.grille == "bars" and plan.era > 0.6:
         p[m.GR_BARS] = 3.0  # a modern Ford SUV's three thick bars (Explorer)
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
@@ -1265,6 +1276,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GR_W] = p[m.HL_Y] + hw
         p[m.GR_H] = 0.045
         p[m.GR_Z] = p[m.HL_Z] - hh - 0.015 - p[m.GR_H]
+    if plan.grille_w > 0.0:
+        # measured from a front photograph: the widest line of the outline (top or bottom)
+        p[m.GR_W] = plan.grille_w / 2 / (1.0 + abs(p[m.GR_TAPER]))
     if plan.grille == "kidney" and plan.make == "bmw" and plan.year >= 2012:
         # BMW's lamps reach in to touch the kidneys from the F30 on (older ones stand apart)
         outer, inner = p[m.HL_Y] + p[m.HL_W], p[m.GR_W] + 0.005

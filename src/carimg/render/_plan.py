@@ -71,6 +71,7 @@ class BodyPlan:
     features: frozenset[str]
     year: int
     recorded: bool  # built from a generation record (not from priors)
+    grille_w: float = 0.0  # the grille's or mouth's widest width, 0 = the vocabulary's
 
     @property
     def rear_oh(self) -> float:
@@ -271,6 +272,7 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
         features=g.features,
         year=year,
         recorded=True,
+        grille_w=_hint(g, "grille_w", 0.0) / 1000,
     )
 
 

@@ -59,6 +59,21 @@ def test_every_bundled_record_names_a_catalog_model_in_its_years() -> None:
     assert problems == []
 
 
+def test_every_bundled_record_is_the_one_found_for_some_year() -> None:
+    # a record that another covers in every year of its own never renders (a duplicate)
+    data = load_design_data()
+    unreachable = [
+        f"{g.make}/{g.model} {g.generation} {g.years}"
+        for g in data.generations
+        if not any(
+            data.find(g.make, slug, year, g.body) is g
+            for slug in g.model_slugs
+            for year in range(g.years[0], g.years[1] + 1)
+        )
+    ]
+    assert unreachable == []
+
+
 def test_a_bad_record_is_reported_with_its_line_number() -> None:
     lines = [json.dumps(RECORD), "# a comment", json.dumps(record(length="long"))]
     with pytest.raises(DesignDataError, match=r"generations.jsonl:3: length must be a number"):

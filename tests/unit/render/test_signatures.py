@@ -661,6 +661,36 @@ def test_hondas_wing_is_a_thicker_chrome_blade_than_toyotas_bar() -> None:
     assert honda[m.GRILLE_BAR_H] > toyota[m.GRILLE_BAR_H] * 1.5
 
 
+def test_a_measured_grille_width_sets_the_mouths_widest_line() -> None:
+    measured = model_of(grille="trapezoid", hints={"grille_w": 1400}).decal
+    widest = measured[m.GR_W] * (1.0 + abs(measured[m.GR_TAPER]))
+    assert widest == pytest.approx(0.7)
+    vocabulary = model_of(grille="trapezoid").decal
+    assert vocabulary[m.GR_W] * (1.0 + abs(vocabulary[m.GR_TAPER])) < 0.6
+
+
+def test_a_mercedes_van_wears_three_chrome_louvres() -> None:
+    def grille(make: str) -> tuple[float, float]:
+        van = model_of(make=make, body="van", roof="van", height=2600, length=5900,
+                       wheelbase=3600, features=["sliding_doors"]).decal  # fmt: skip
+        return float(van[m.GR_TYPE]), float(van[m.GR_BARS])
+
+    assert grille("mercedes-benz") == (m.GR_CHROME_BARS, 3.0)
+    assert grille("signature")[0] != m.GR_CHROME_BARS
+
+
+def test_a_ford_trucks_c_clamp_lamps_are_as_deep_as_the_grilles_upper_half() -> None:
+    def lamp_and_grille(features: list[str]) -> tuple[float, float]:
+        d = model_of(make="ford", body="pickup", roof="cab", height=1950, cab="crew",
+                     bed_length=1700, headlamps="rect", features=features).decal  # fmt: skip
+        return float(d[m.HL_H]), float(d[m.GR_H])
+
+    clamp, grille = lamp_and_grille(["c_clamp"])
+    plain, _ = lamp_and_grille([])
+    assert clamp > plain * 1.5
+    assert clamp > grille * 0.4
+
+
 def test_a_closed_grille_is_a_smooth_panel_in_a_bright_rim() -> None:
     d = model_of(grille="kidney", features=["closed_grille"]).decal
     assert d[m.GR_TYPE] == m.GR_CLOSED

@@ -148,6 +148,7 @@ FEATURES: Final = frozenset(
         "black_bonnet",  # a black bonnet and tailgate, a black band over the roof (BMW i3)
         "square_arches",  # flat-topped, slant-sided black arch cladding (RAV4 from 2019)
         "black_pillars",  # blacked-out pillars on any roof line (MINI from 2001)
+        "sail_pillar",  # a wide blind pillar behind short rear-door glass (FJ Cruiser)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

@@ -161,7 +161,7 @@ def cabin(
             window = b + decal[m.WIN_BOTTOM] < hz < top
             window = window and decal[m.WIN_REAR] < hx < decal[m.WIN_FRONT]
             for k in range(int(decal[m.N_PILLARS])):
-                if abs(hx - decal[m.PILLAR0 + k]) < decal[m.PILLAR_W] * 0.5:
+                if abs(hx - decal[m.PILLAR0 + k]) < decal[m.PILLAR_W0 + k] * 0.5:
                     window = False
             if window:
                 lum = GLASS_T * env(smap, dx, dy, dz, cfx, cfy, 0.02)

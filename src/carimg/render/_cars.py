@@ -1028,7 +1028,7 @@ def _decal_params(
         p[m.WIN_REAR_LEAN] = 0.12
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
-    p[m.PILLAR_W] = 0.075 if L < 6 else 0.12
+    pillar_w = 0.075 if L < 6 else 0.12
     # the roof rail shows as a band of paint over the side glass, wider on modern cars
     p[m.WIN_TOP_INSET] = 0.045 + 0.03 * e if L < 6 else 0.3
     if plan.style == "van" and plan.height > 2.2:
@@ -1060,9 +1060,18 @@ def _decal_params(
         pillars = [b_pos]
         if plan.rear in ("box", "hatch") and win_rear_s - b_pos > 1.35:
             pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
+    widths = [pillar_w] * len(pillars)
+    if plan.has("sail_pillar") and len(pillars) == 2:
+        # short glass in the rear door, then a wide blind pillar and a small corner window
+        # (FJ Cruiser)
+        sail_front, sail_rear = pillars[0] + 0.45, win_rear_s - 0.33
+        if sail_rear - sail_front > 0.2:
+            pillars[1] = (sail_front + sail_rear) / 2
+            widths[1] = sail_rear - sail_front
     p[m.N_PILLARS] = min(len(pillars), m.MAX_PILLARS)
     for k, ps in enumerate(pillars[: m.MAX_PILLARS]):
         p[m.PILLAR0 + k] = x_of(ps)
+        p[m.PILLAR_W0 + k] = widths[k]
     # door seams
     s_a = sil.cowl_s
     if plan.style == "bus":
@@ -1087,6 +1096,8 @@ def _decal_params(
         seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
         if plan.rear == "pickup":
             seams[2] = min(seams[2], sil.rr_s - 0.08)
+        if len(pillars) > 1 and p[m.PILLAR_W0 + 1] > pillar_w:
+            seams[2] = pillars[1] - p[m.PILLAR_W0 + 1] / 2 + 0.12  # a short rear door
         if plan.has("belt_drop"):
             # the window line dips behind the B-pillar (the i3's "stream flow")
             p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(b_pos + 0.1), 0.16

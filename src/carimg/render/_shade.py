@@ -294,7 +294,7 @@ def body_decal(
                     zhi = a_bot - 0.035
                 d_a = max(max(z - (top - 0.018), a_bot - z), max(x - x_b, rear_edge + 0.04 - x))
                 for k in range(1, int(decal[m.N_PILLARS])):
-                    d_a = max(d_a, decal[m.PILLAR_W] * 0.5 - abs(x - decal[m.PILLAR0 + k]))
+                    d_a = max(d_a, decal[m.PILLAR_W0 + k] * 0.5 - abs(x - decal[m.PILLAR0 + k]))
                 if d_a < aa:
                     return pillar_mat, m.GLASS, coverage(d_a, aa), 0.0
             inside = min(min(z - zlo, zhi - z), min(decal[m.WIN_FRONT] - x, x - rear_edge))
@@ -316,7 +316,7 @@ def body_decal(
                 return m.BLACKGLOSS, m.BLACKGLOSS, 1.0, 0.0
             pill = 1e9
             for k in range(n_p):
-                d = abs(x - decal[m.PILLAR0 + k]) - decal[m.PILLAR_W] * 0.5
+                d = abs(x - decal[m.PILLAR0 + k]) - decal[m.PILLAR_W0 + k] * 0.5
                 pill = min(pill, d)
             inside_glass = min(inside, pill)
             if inside_glass > -0.012:

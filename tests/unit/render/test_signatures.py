@@ -669,6 +669,19 @@ def test_a_measured_grille_width_sets_the_mouths_widest_line() -> None:
     assert vocabulary[m.GR_W] * (1.0 + abs(vocabulary[m.GR_TAPER])) < 0.6
 
 
+def test_a_sail_pillar_is_a_wide_blind_pillar_ahead_of_a_small_corner_window() -> None:
+    def last_pillar(features: list[str]) -> tuple[float, float, float]:
+        d = model_of(body="suv", roof="box", length=4700, height=1830, wheelbase=2700,
+                     features=features).decal  # fmt: skip
+        last = int(d[m.N_PILLARS]) - 1
+        return float(d[m.PILLAR0 + last]), float(d[m.PILLAR_W0 + last]), float(d[m.WIN_REAR])
+
+    _, plain_w, _ = last_pillar([])
+    sail_x, sail_w, win_rear = last_pillar(["sail_pillar"])
+    assert plain_w < 0.1 and sail_w > 0.4
+    assert sail_x - sail_w / 2 - win_rear > 0.25  # the corner window behind it
+
+
 def test_a_mercedes_van_wears_three_chrome_louvres() -> None:
     def grille(make: str) -> tuple[float, float]:
         van = model_of(make=make, body="van", roof="van", height=2600, length=5900,

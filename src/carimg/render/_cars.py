@@ -1061,11 +1061,13 @@ def _decal_params(
         if plan.rear in ("box", "hatch") and win_rear_s - b_pos > 1.35:
             pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
     widths = [pillar_w] * len(pillars)
-    if plan.has("sail_pillar") and len(pillars) == 2:
+    sail = plan.has("sail_pillar") and len(pillars) == 2
+    if sail:
         # short glass in the rear door, then a wide blind pillar and a small corner window
         # (FJ Cruiser)
         sail_front, sail_rear = pillars[0] + 0.45, win_rear_s - 0.33
-        if sail_rear - sail_front > 0.2:
+        sail = sail_rear - sail_front > 0.2
+        if sail:
             pillars[1] = (sail_front + sail_rear) / 2
             widths[1] = sail_rear - sail_front
     p[m.N_PILLARS] = min(len(pillars), m.MAX_PILLARS)
@@ -1096,8 +1098,8 @@ def _decal_params(
         seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
         if plan.rear == "pickup":
             seams[2] = min(seams[2], sil.rr_s - 0.08)
-        if len(pillars) > 1 and p[m.PILLAR_W0 + 1] > pillar_w:
-            seams[2] = pillars[1] - p[m.PILLAR_W0 + 1] / 2 + 0.12  # a short rear door
+        if sail:
+            seams[2] = pillars[1] - widths[1] / 2 + 0.12  # a short rear door, ending under it
         if plan.has("belt_drop"):
             # the window line dips behind the B-pillar (the i3's "stream flow")
             p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(b_pos + 0.1), 0.16

@@ -670,16 +670,19 @@ def test_a_measured_grille_width_sets_the_mouths_widest_line() -> None:
 
 
 def test_a_sail_pillar_is_a_wide_blind_pillar_ahead_of_a_small_corner_window() -> None:
-    def last_pillar(features: list[str]) -> tuple[float, float, float]:
+    def last_pillar(features: list[str]) -> tuple[float, float, float, float]:
         d = model_of(body="suv", roof="box", length=4700, height=1830, wheelbase=2700,
                      features=features).decal  # fmt: skip
         last = int(d[m.N_PILLARS]) - 1
-        return float(d[m.PILLAR0 + last]), float(d[m.PILLAR_W0 + last]), float(d[m.WIN_REAR])
+        rear_door_end = d[m.DOOR0 + int(d[m.DOOR_N]) - 1]
+        x, width = float(d[m.PILLAR0 + last]), float(d[m.PILLAR_W0 + last])
+        return x, width, float(d[m.WIN_REAR]), float(rear_door_end)
 
-    _, plain_w, _ = last_pillar([])
-    sail_x, sail_w, win_rear = last_pillar(["sail_pillar"])
+    _, plain_w, _, _ = last_pillar([])
+    sail_x, sail_w, win_rear, door_end = last_pillar(["sail_pillar"])
     assert plain_w < 0.1 and sail_w > 0.4
     assert sail_x - sail_w / 2 - win_rear > 0.25  # the corner window behind it
+    assert sail_x - sail_w / 2 < door_end < sail_x + sail_w / 2  # a short rear door ends under it
 
 
 def test_a_mercedes_van_wears_three_chrome_louvres() -> None:

@@ -870,7 +870,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
     "inverted_trapezoid": (0.42, 0.11, 0.35, -0.22, 0.0, 0.0, 0, 0, 0),
-    "v_motion": (0.52, 0.13, 0.6, -0.45, 0.0, 0.0, 0, 0, 3),
+    "v_motion": (0.52, 0.13, 0.25, -0.4, 0.0, 0.0, 0, 0, 3),
     "hot_rod": (0.2, 0.15, 0.7, 0.15, 0.0, 0.0, 0, 0, 0),
 }
 # mouths that fill the nose below the lamps' tops, not kept between the lamps like a grille
@@ -1026,6 +1026,12 @@ def _decal_params(
         p[m.WIN_REAR_LEAN] = 0.35
     elif plan.rear == "hatch":
         p[m.WIN_REAR_LEAN] = 0.12
+    pointed = plan.rear == "fast" and plan.engine == "rear"
+    if pointed:
+        # a rear-engined coupe's quarter light runs back over the rear wheel and tapers to a
+        # point under the falling roof (a short, upright-ended one read as a 928's)
+        win_rear_s = plan.front_oh + plan.wheelbase + 0.1
+        p[m.WIN_REAR_LEAN] = 1.6
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
     pillar_w = 0.075 if L < 6 else 0.12
@@ -1045,7 +1051,7 @@ def _decal_params(
     elif plan.doors <= 3:
         if plan.rear not in ("open",) and span > 1.3:
             pillars = [win_front_s + min(1.15, span * 0.7)]
-            if p[m.WIN_REAR_LEAN] > 0.3:
+            if p[m.WIN_REAR_LEAN] > 0.3 and not pointed:
                 # a three-door hatch's quarter light is short behind its long door glass; one
                 # as long as the door's reads as a rear door (MINI); under a dome it is a small
                 # pointed light (New Beetle, TT: a longer one read as a five-door's rear door)
@@ -1192,6 +1198,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     # Honda's wing is a thick chrome blade; Toyota's bar over its slim upper grille is a strip
     p[m.GRILLE_BAR_H] = 0.032 if plan.make == "honda" else 0.018
+    if plan.style == "pickup":
+        # a truck's bar is a broad chrome band through its grille (Silverado): a thin one
+        # joining slim lamps read as an F-150 Lightning's light bar
+        p[m.GRILLE_BAR_H] = 0.05
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
     p[m.GR_W] = gw * w_front if not big else w_front * 0.55
     p[m.GR_H] = gh * {"pickup": 2.0, "truck": 1.6, "suv": 1.7}.get(plan.style, 1.0)
@@ -1237,8 +1247,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     if p[m.GR_V]:
         # a wide, shallow mouth whose top meets the lamps' inner ends (an Alfa shield is narrow
         # and tall); the width is set at its middle, the taper widens the top by 45 %
-        p[m.GR_W] = max(p[m.HL_Y] - hw * 0.8, 0.3) / 1.45
-        p[m.GR_H] = min(p[m.GR_H], gh * 1.25)  # an SUV's is no taller (tall, it is a shield)
+        p[m.GR_W] = max(p[m.HL_Y], 0.3) / 1.4
+        p[m.GR_H] = gh * 1.4
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
     p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0

@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 47,
+GOLDEN: dict[str, Any] = {'version': 48,
  'hashes': {'saloon@30': '1eb079a680e6bab7',
             'saloon@90': '2d9c88d91e294d99',
             'saloon@200': '4826725e5fb05ed7',

@@ -353,7 +353,6 @@ def test_a_v_motion_mouth_is_widest_at_its_top_and_hugged_by_chrome_below() -> N
     suv = model_of(body="suv", roof="box", grille="v_motion")
     d = suv.decal
     assert d[m.GR_TAPER] < 0.0
-    assert d[m.GR_H] <= model_of(grille="v_motion").decal[m.GR_H] * 1.3
     x = float(d[m.X_FRONT]) - 0.05
     below = float(d[m.GR_Z] - d[m.GR_H]) - 0.035  # just under the mouth's bottom edge
     _, overlay, _, _ = body_decal(x, 0.0, below, 1.0, 0.0, 0.0, 0.002, d, suv.profile)
@@ -833,3 +832,33 @@ def test_a_front_light_bar_runs_level_between_slanted_lamps() -> None:
     chevron_tip = float(d[m.HL_Z] + d[m.HL_H] * 0.3 - d[m.HL_SLANT] * d[m.HL_Y])
     assert _head_lamp(0.0, level, d)[0] < 0.0  # lit at the nose's centre, level with the lamps
     assert _head_lamp(0.0, chevron_tip, d)[0] > 0.0  # not dipping to a chevron's point
+
+
+def test_a_v_motion_mouth_reaches_under_the_lamps_with_square_corners() -> None:
+    # a narrow, round-bottomed one read as an Alfa shield in every round
+    d = model_of(body="suv", roof="box", grille="v_motion").decal
+    assert d[m.GR_W] * (1.0 - d[m.GR_TAPER]) >= d[m.HL_Y] * 0.99
+    assert d[m.GR_ROUND] <= 0.3
+
+
+def side_overlay(model: VehicleModel, x: float, z: float) -> int:
+    """The material showing on the left flank at (x, z)."""
+    d = model.decal
+    base, overlay, cover, _ = body_decal(x, 0.8, z, 0.0, 1.0, 0.0, 0.002, d, model.profile)
+    return overlay if cover > 0.5 else base
+
+
+def test_a_rear_engined_coupes_quarter_light_runs_back_over_the_rear_wheel() -> None:
+    fastback = {"body": "coupe", "doors": 2, "roof": "fastback"}
+    for engine, glass in (("rear", True), ("front", False)):
+        coupe = model_of(engine=engine, **fastback)
+        d = coupe.decal
+        z = prof(coupe.profile, d, float(d[m.WHEEL_R]), 1) + 0.03  # just over the belt
+        assert (side_overlay(coupe, float(d[m.WHEEL_R]), z) == m.GLASS) is glass
+    assert model_of(engine="rear", **fastback).decal[m.WIN_REAR_LEAN] > 1.0  # a pointed tail
+
+
+def test_a_pickups_grille_bar_is_a_broad_band_not_a_light_strip() -> None:
+    pickup = model_of(body="pickup", roof="cab", cab="crew", length=5800, features=["grille_bar"])
+    assert pickup.decal[m.GRILLE_BAR_H] >= 0.04
+    assert model_of(features=["grille_bar"]).decal[m.GRILLE_BAR_H] < 0.03

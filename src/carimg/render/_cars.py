@@ -174,6 +174,11 @@ class _Silhouette:
             # a fastback's roof peaks over the front seats and falls away in one line
             peak = self.rf_s + 0.3 * (self.rr_s - self.rf_s)
             pts += [(peak, self.roof_z), (self.rr_s, self.roof_z - drop - 0.035)]
+        elif _hatch_car(p):
+            # a hatchback's roof starts to fall behind the front seats, to the tailgate's spoiler
+            # (level to the tail, it read as a small estate's)
+            peak = self.rf_s + 0.25 * (self.rr_s - self.rf_s)
+            pts += [(peak, self.roof_z), (self.rr_s, self.roof_z - drop - 0.03)]
         else:
             mid = (self.rf_s + self.rr_s) / 2
             pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
@@ -326,11 +331,15 @@ def _half_section(
     return out
 
 
-def _loft(s: F64, half: F64, length: float, r_front: float, r_rear: float) -> F64:
+def _loft(
+    s: F64, half: F64, length: float, r_front: float, r_rear: float, nose_pivot: float = 0.5
+) -> F64:
     """Close the half sections into loops, add end caps, return an (S', P, 3) grid with x
-    forward."""
+    forward. The nose's cap rounds towards `nose_pivot` of its section's height (0.5: a bullet
+    nose whose tip is at mid-height; higher: a blunt face under the bonnet's edge)."""
     full = np.concatenate([half, half[:, -2:0:-1] * np.array([-1.0, 1.0])], axis=1)
     centre_z = (half[:, 0, 1] + half[:, -1, 1]) / 2
+    centre_z[0] = half[0, 0, 1] + nose_pivot * (half[0, -1, 1] - half[0, 0, 1])
 
     def cap(idx: int, r: float, front: bool) -> list[F64]:
         # a flat fascia: the section is inset along a quarter circle of radius r (the rounded
@@ -489,7 +498,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     half = _half_section(
         zb, zt, w, w_low, belt_line, sil.roof_z, tumble, rnd, open_top, valley, ledge
     )
-    body = _loft(s, half, L, r_end_f, r_end_r)
+    body = _loft(s, half, L, r_end_f, r_end_r, _nose_pivot(plan))
     b = MeshBuilder()
     b.add_grid(body, m.BODY, wrap_v=True)
 
@@ -522,6 +531,21 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
         ]
     )
     return VehicleModel(mesh=b.build(), decal=decal, profile=profile)
+
+
+def _nose_pivot(plan: BodyPlan) -> float:
+    """Where the nose's rounding converges, as a fraction of its height: cars keep their
+    bonnet's edge high over an upright fascia (a bullet nose rounding to mid-height put the
+    lamps low in the bumper under a wedge bonnet, and read as a 1980s car's); a pop-up-lamp
+    wedge keeps its low tip."""
+    if plan.headlamps == "popup" or plan.style in ("bus", "truck"):
+        return 0.5
+    return 0.75
+
+
+def _hatch_car(plan: BodyPlan) -> bool:
+    """A hatchback car (not an estate, MPV or SUV with a tailgate)."""
+    return plan.style == "hatchback" and plan.roof == "hatch" and plan.rear == "hatch"
 
 
 def _crossover_wedge(plan: BodyPlan) -> float:
@@ -1019,6 +1043,10 @@ def _decal_params(
             win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase - 0.25)
         if plan.has("separate_fenders"):
             win_rear_s -= 0.15  # the Beetle's small quarter light, far ahead of its tail
+        elif _hatch_car(plan) and e > 0.5:
+            # a modern hatchback's broad C-pillar stands over the rear wheel: glass running on
+            # behind the axle read as an estate's
+            win_rear_s = min(win_rear_s, plan.front_oh + plan.wheelbase - 0.05)
         p[m.WIN_REAR_LEAN] = 0.55
     elif plan.rear == "hatch" and plan.style in ("suv", "crossover") and plan.era > 0.5:
         # a modern SUV's thick, forward-leaning D-pillar (a wagon's is thin and upright)

@@ -862,3 +862,27 @@ def test_a_pickups_grille_bar_is_a_broad_band_not_a_light_strip() -> None:
     pickup = model_of(body="pickup", roof="cab", cab="crew", length=5800, features=["grille_bar"])
     assert pickup.decal[m.GRILLE_BAR_H] >= 0.04
     assert model_of(features=["grille_bar"]).decal[m.GRILLE_BAR_H] < 0.03
+
+
+def test_a_modern_hatchbacks_side_glass_ends_ahead_of_the_rear_axle() -> None:
+    # glass running on behind the axle read as a small estate's
+    for year, ahead in ((2016, True), (1995, False)):
+        d = model_of(year=year).decal
+        assert bool(d[m.WIN_REAR] > d[m.WHEEL_R]) is ahead
+
+
+def test_a_hatchbacks_roof_starts_falling_behind_the_front_seats() -> None:
+    record = parse_generation(HATCH)
+    silhouette = _Silhouette(_plan_from_record(record, 2020))
+    s_mid = (silhouette.rf_s + silhouette.rr_s) / 2  # where an estate's roof is still level
+    assert silhouette.top(np.array([s_mid]))[0] < silhouette.roof_z - 0.015
+
+
+def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
+    # a bullet nose rounding to mid-height read as a 1980s wedge with its lamps in the bumper
+    for lamps, high in (("swept", True), ("popup", False)):
+        model = model_of(headlamps=lamps)
+        verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
+        tip = verts[verts[:, 0] > verts[:, 0].max() - 0.005]
+        top, bottom = float(model.profile[0, -1]), float(model.profile[3, -1])  # at the nose
+        assert (float(tip[:, 2].mean()) > (top + bottom) / 2 + 0.04) is high

@@ -174,9 +174,9 @@ class _Silhouette:
             # a fastback's roof peaks over the front seats and falls away in one line
             peak = self.rf_s + 0.3 * (self.rr_s - self.rf_s)
             pts += [(peak, self.roof_z), (self.rr_s, self.roof_z - drop - 0.035)]
-        elif _hatch_car(p):
-            # a hatchback's roof starts to fall behind the front seats, to the tailgate's spoiler
-            # (level to the tail, it read as a small estate's)
+        elif _hatch_car(p) or _crossover_wedge(p) > 0.0:
+            # a hatchback's or crossover's roof starts to fall behind the front seats, to the
+            # tailgate's spoiler (level to the tail, it read as an estate's)
             peak = self.rf_s + 0.25 * (self.rr_s - self.rf_s)
             pts += [(peak, self.roof_z), (self.rr_s, self.roof_z - drop - 0.03)]
         else:
@@ -465,7 +465,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     for sw in wheels:
         ds = s - sw
         inside = np.abs(ds) <= arch_r
-        arch = R + np.sqrt(np.clip(arch_r**2 - ds**2, 0.0, None))
+        arch = R + arch_r * _arch_curve(np.clip(np.abs(ds) / arch_r, 0.0, 1.0), plan)
         zb = np.where(inside, np.maximum(zb, arch), zb)
     zb = np.minimum(zb, zt - 0.08)
     # plan view: rounded corners front and back
@@ -543,6 +543,9 @@ def _nose_pivot(plan: BodyPlan) -> float:
     return 0.75
 
 
+_OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
+
+
 def _hatch_car(plan: BodyPlan) -> bool:
     """A hatchback car (not an estate, MPV or SUV with a tailgate)."""
     return plan.style == "hatchback" and plan.roof == "hatch" and plan.rear == "hatch"
@@ -554,8 +557,7 @@ def _crossover_wedge(plan: BodyPlan) -> float:
         return 0.0
     if plan.style == "crossover":
         return 1.0
-    off_road = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
-    if plan.style == "suv" and not any(plan.has(f) for f in off_road) and plan.screen_rake < 45:
+    if plan.style == "suv" and not any(plan.has(f) for f in _OFF_ROAD) and plan.screen_rake < 45:
         return 0.7
     return 0.0
 
@@ -668,7 +670,7 @@ def _add_features(
         mat = m.TRIM if plan.has("flared_fenders") else m.PAINT
         for wx in wheel_x:
             w_here = float(np.interp(L / 2 - wx, s, w))
-            _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat)
+            _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat, plan.has("square_arches"))
     if plan.has("rear_wing"):
         deck = min(float(np.interp(L - 0.2, s, zt)), plan.height - 0.21)  # wing within the height
         xw = x_of(L - 0.18)
@@ -790,16 +792,28 @@ def _bonnet_bump(x0: float, x1: float, z0: float, z1: float, half_w: float, bump
     return np.asarray(pts, dtype=np.float64)
 
 
+def _arch_curve(u: F64, plan: BodyPlan) -> F64:
+    """The arch's height over the axle at |ds| = u * radius, as a fraction of its radius: a
+    circle, or a flat-topped one with near-upright sides (`square_arches`: a superellipse)."""
+    if plan.has("square_arches"):
+        return np.asarray((1.0 - u**5) ** 0.2, dtype=np.float64)
+    return np.asarray(np.sqrt(1.0 - u**2), dtype=np.float64)
+
+
 def _add_arch_flare(
-    b: MeshBuilder, x: float, r_wheel: float, arch_r: float, w: float, mat: int
+    b: MeshBuilder, x: float, r_wheel: float, arch_r: float, w: float, mat: int, square: bool
 ) -> None:
-    """A fender flare: a band swept over the top of the arch, standing out from the side."""
+    """A fender flare: a band swept over the top of the arch, standing out from the side;
+    square, it runs flat over the wheel and down near-upright sides (Hummer, Bronco)."""
     th = np.linspace(0.05 * np.pi, 0.95 * np.pi, 24)[:, None]
     sec = np.array([[0.0, -0.03], [0.04, -0.01], [0.07, 0.03], [0.07, 0.09], [0.0, 0.1]])
     rad = arch_r + sec[:, 1][None, :]
     y = w - 0.02 + sec[:, 0][None, :]
-    px = x - np.cos(th) * rad
-    pz = r_wheel + np.sin(th) * rad
+    c, sn = np.cos(th), np.sin(th)
+    if square:
+        c, sn = np.sign(c) * np.abs(c) ** 0.4, np.abs(sn) ** 0.4
+    px = x - c * rad
+    pz = r_wheel + sn * rad
     pts = np.stack([px, y * np.ones_like(px), pz], axis=-1)
     b.add_grid(np.asarray(pts, dtype=np.float64), mat, orient="+y", mirror_y=True)
 
@@ -1366,4 +1380,8 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.BUMPER_R_Z] = max(p[m.TL_Z] - p[m.TL_H] - 0.08, plan.clearance + 0.28)
     # (sports cars kept body-colour bumpers: a band round a Viper or MX-5 read as a Corvette C4's)
     banded = plan.style not in ("bus", "truck", "coupe", "convertible")
-    p[m.BUMPER_BAND] = 1.0 if plan.year < 1997 and banded else 0.0
+    p[m.BUMPER_BAND] = 0.13 if plan.year < 1997 and banded else 0.0
+    if plan.style == "suv" and any(plan.has(f) for f in _OFF_ROAD):
+        # an off-roader's bumpers are separate dark parts down to its sills (a painted apron
+        # under the grille read as a Bronco's face on every off-roader)
+        p[m.BUMPER_BAND] = 0.6

@@ -159,7 +159,7 @@ HANDLE_Z: Final = _layout.slot("handle_z")
 DRL: Final = _layout.slot("drl")
 BUMPER_F_Z: Final = _layout.slot("bumper_f_z")  # bumper shut line heights, front and rear
 BUMPER_R_Z: Final = _layout.slot("bumper_r_z")
-BUMPER_BAND: Final = _layout.slot("bumper_band")  # 1 = a dark band under the shut lines
+BUMPER_BAND: Final = _layout.slot("bumper_band")  # depth (m) of a dark band under the shut lines
 SIDE_INTAKE: Final = _layout.slot("side_intake")  # x of an intake ahead of the rear wheel, 0 none
 RIM_N: Final = _layout.slot("rim_n")  # spokes
 RIM_W: Final = _layout.slot("rim_w")  # spoke width (fraction of the gap)

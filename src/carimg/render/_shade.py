@@ -540,8 +540,8 @@ def body_decal(
         elif x < decal[m.WHEEL_R] - decal[m.ARCH_R] * 0.9 and (rear or any_ > 0.45):
             bz = decal[m.BUMPER_R_Z]
         if bz > 0.0:
-            if decal[m.BUMPER_BAND] > 0.5 and z < bz + aa:
-                d_band = max(z - bz, bz - 0.13 - z)
+            if decal[m.BUMPER_BAND] > 0.0 and z < bz + aa:
+                d_band = max(z - bz, bz - decal[m.BUMPER_BAND] - z)
                 if d_band < aa:
                     return m.PAINT, m.TRIM, coverage(d_band, aa), 0.0
             seam_b = abs(z - bz) - 0.0025

@@ -226,7 +226,31 @@ def test_a_1990s_sports_car_has_no_dark_bumper_band_but_a_saloon_does() -> None:
         return float(build_from_plan(_plan_from_record(record, 1994)).decal[m.BUMPER_BAND])
 
     assert band("coupe", "fastback") == 0.0
-    assert band("sedan", "three_box") == 1.0
+    assert band("sedan", "three_box") > 0.0
+
+
+def test_an_off_roaders_bumpers_are_dark_down_to_the_sills() -> None:
+    off_roader = model_of(body="suv", roof="box", features=["spare_wheel"])
+    d = off_roader.decal
+    low = float(d[m.CLEARANCE]) + 0.1
+    assert d[m.BUMPER_F_Z] - low < d[m.BUMPER_BAND]
+    assert front_overlay(off_roader, 0.2, low)[0] == m.TRIM
+    assert model_of(body="suv", roof="box").decal[m.BUMPER_BAND] == 0.0  # a road SUV's is paint
+
+
+def test_square_arches_are_flat_topped_in_the_body_and_its_flares() -> None:
+    def arch_top_width(features: list[str]) -> float:
+        """How far fore and aft of the axle the arch keeps 95 % of its height."""
+        model = model_of(body="suv", roof="box", features=features)
+        d = model.decal
+        top = float(d[m.AXLE_Z] + d[m.ARCH_R])
+        flare = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.TRIM])]
+        near = flare[np.abs(flare[:, 0] - d[m.WHEEL_F]) < 0.6]
+        high = near[near[:, 2] > top - 0.05 * float(d[m.ARCH_R])]
+        return float(np.ptp(high[:, 0]))
+
+    round_ = arch_top_width(["flared_fenders"])
+    assert arch_top_width(["flared_fenders", "square_arches"]) > round_ * 1.5
 
 
 def test_a_beetles_side_glass_ends_ahead_of_the_rear_wheel() -> None:
@@ -871,8 +895,9 @@ def test_a_modern_hatchbacks_side_glass_ends_ahead_of_the_rear_axle() -> None:
         assert bool(d[m.WIN_REAR] > d[m.WHEEL_R]) is ahead
 
 
-def test_a_hatchbacks_roof_starts_falling_behind_the_front_seats() -> None:
-    record = parse_generation(HATCH)
+@pytest.mark.parametrize("body", ["hatchback", "crossover"])
+def test_a_hatchbacks_or_crossovers_roof_starts_falling_behind_the_front_seats(body: str) -> None:
+    record = parse_generation({**HATCH, "body": body})
     silhouette = _Silhouette(_plan_from_record(record, 2020))
     s_mid = (silhouette.rf_s + silhouette.rr_s) / 2  # where an estate's roof is still level
     assert silhouette.top(np.array([s_mid]))[0] < silhouette.roof_z - 0.015

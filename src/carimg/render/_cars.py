@@ -28,6 +28,7 @@ def era(year: int) -> float:
 
 
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
+_FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
 
 
@@ -69,6 +70,10 @@ class _Silhouette:
             self.nose_z = max(plan.nose_z, self.cowl_z - 0.17)  # high, not quite an SUV's
         else:
             self.nose_z = plan.nose_z
+        if plan.has("fender_peaks") and plan.engine in ("mid", "rear"):
+            # no engine under a Porsche's bonnet: the published leading edge is the low bonnet's
+            # between the wings, which stand as high again as it sinks (see `_FENDER_VALLEY`)
+            self.nose_z = plan.nose_z + _FENDER_VALLEY
         if plan.rear in ("box",) or plan.style in ("bus", "truck"):
             self.cowl_z = min(self.cowl_z, plan.belt_z)
         self.rf_s = self.cowl_s + screen_run(plan, self.roof_z - self.cowl_z)
@@ -84,7 +89,7 @@ class _Silhouette:
             self.rr_s = float(np.clip(self.deck_s - run, self.rf_s + 0.25, L - 0.08))
         if plan.roof == "bubble":
             # where the arch's windscreen and rear glass give way to the roof
-            peak = self.cowl_s + 0.42 * (L - self.cowl_s)
+            peak = self.dome_peak_s()
             self.rf_s = peak - 0.3 * (peak - self.cowl_s)
             self.rr_s = peak + 0.35 * (L - peak)
             self.deck_s = L - 0.02
@@ -98,6 +103,12 @@ class _Silhouette:
             # close for that, the roof ends further forward (a Prius's or Model S's long slope;
             # a fastback saloon keeps its roof, or it reads as a liftback)
             self.rr_s = float(max(self.rf_s + 0.2, min(self.rr_s, self.deck_s - run)))
+
+    def dome_peak_s(self) -> float:
+        """Where a bubble roof peaks: a metal dome (Beetle, TT) mid-car over the B-pillar, a
+        one-box MPV's further back (the domes' peak there read as long-tailed)."""
+        share = 0.3 if _metal_dome(self.plan) else 0.42
+        return self.cowl_s + share * (self.plan.length - self.cowl_s)
 
     def points(self) -> list[tuple[float, float]]:
         pts = self._points()
@@ -203,7 +214,7 @@ class _Silhouette:
         tail_z = p.belt_z - 0.12  # the arch runs on below the belt into a round tail
         if p.has("separate_fenders"):
             tail_z = p.belt_z - 0.3  # a Beetle's dome falls to a low, rounded tail
-        peak = self.cowl_s + 0.42 * (p.length - self.cowl_s)
+        peak = self.dome_peak_s()
         rise, run = self.roof_z - z0, peak - s0
         if power <= 0.0:
             slope = math.tan(math.radians(p.screen_rake))
@@ -492,7 +503,9 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     valley = np.zeros_like(s)
     if plan.has("fender_peaks"):
         # the bonnet sinks between the wings, most at the nose, back to flush at the cowl
-        valley = 0.1 * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
+        valley = (
+            _FENDER_VALLEY * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
+        )
     # the cabin of a Humvee stands well inboard of its wide, flat shoulders
     ledge = 0.16 if plan.has("shoulders") else 0.025
     half = _half_section(
@@ -566,7 +579,9 @@ def _haunches(plan: BodyPlan, s: F64, wheels: list[float], arch_r: float) -> F64
     """How far the body swells over each wheel, as a fraction of the half width (0 = slab)."""
     if plan.style in ("van", "bus", "truck", "kei") or plan.has("faceted") or plan.length > 6:
         return np.zeros_like(s)
-    if plan.engine in ("mid", "rear"):
+    if plan.engine == "rear":
+        amounts = (0.02, 0.09)  # a 911's hips, far wider than its cabin
+    elif plan.engine == "mid":
         amounts = (0.02, 0.06)  # the wide rear haunches over the driven wheels
     elif plan.style in ("coupe", "convertible") or plan.has("fender_peaks"):
         amounts = (0.03, 0.045)
@@ -761,10 +776,12 @@ def _add_features(
         )
     if plan.has("taxi_sign"):
         # the roof sign of a purpose-built taxi, just behind the screen's top (blank: no text)
-        s_r = sil.rf_s + 0.2
+        # a wide, shallow box at the roof's front edge (rounded and small, it read as a Japanese
+        # taxi's lantern)
+        s_r = sil.rf_s + 0.1
         z = float(np.interp(s_r, s, zt))
-        lo, hi = (x_of(s_r + 0.08), -0.26, z - 0.02), (x_of(s_r - 0.08), 0.26, z + 0.13)
-        b.add_grid(rounded_box(lo, hi, 0.5), m.SIGN)
+        lo, hi = (x_of(s_r + 0.06), -0.3, z - 0.02), (x_of(s_r - 0.06), 0.3, z + 0.11)
+        b.add_grid(rounded_box(lo, hi, 0.2), m.SIGN)
     if plan.has("bull_bar"):
         xf = x_of(0.0) - 0.02
         z0, z1 = plan.clearance + 0.15, plan.nose_z - 0.05
@@ -1234,6 +1251,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         # big lamps standing on the raised wings, either side of the sunken bonnet (911, Beetle)
         hw, hh = hw * 1.2, hh * 1.2
         _place_lamp(p, hw, hh, w_front - hw - 0.09, nose_z - hh * 0.35)
+        if plan.engine in ("mid", "rear"):
+            # upright on the wings' faces under their tops (higher, the nose clipped them)
+            _place_lamp(p, hw, hh, w_front - hw - 0.09, nose_z - hh - 0.03)
     p[m.HL2_DY], p[m.HL2_DZ], p[m.HL2_W], p[m.HL2_H] = dy2 * scale, dz2, w2 * scale, h2 * scale
     if plan.has("headlamp_pods"):
         p[m.HL_W] = p[m.HL_H] = p[m.HL2_W] = p[m.HL2_H] = 0.0  # the lamps stand in their pods

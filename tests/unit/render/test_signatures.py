@@ -911,3 +911,27 @@ def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
         tip = verts[verts[:, 0] > verts[:, 0].max() - 0.005]
         top, bottom = float(model.profile[0, -1]), float(model.profile[3, -1])  # at the nose
         assert (float(tip[:, 2].mean()) > (top + bottom) / 2 + 0.04) is high
+
+
+def test_a_rear_engined_cars_lamps_stand_whole_on_its_raised_wings() -> None:
+    # set at the wings' tops, the rounded nose cut them to half-moons
+    record = parse_generation(
+        {**HATCH, "body": "coupe", "doors": 2, "roof": "fastback", "engine": "rear",
+         "headlamps": "round", "features": ["fender_peaks"]}
+    )  # fmt: skip
+    plan = _plan_from_record(record, 2020)
+    d = build_from_plan(plan).decal
+    wing_top = _Silhouette(plan).nose_z
+    assert wing_top > plan.nose_z  # the published edge is the sunken bonnet's between them
+    assert d[m.HL_Z] + d[m.HL_H] < wing_top - 0.02
+
+
+def test_a_metal_domes_roof_peaks_mid_car() -> None:
+    beetle = {"length": 4081, "wheelbase": 2509, "height": 1498, "doors": 3}  # the A4's size
+    record = parse_generation(
+        {**HATCH, **beetle, "roof": "bubble", "features": ["separate_fenders"]}
+    )
+    silhouette = _Silhouette(_plan_from_record(record, 2000))
+    s = np.linspace(0.0, silhouette.plan.length, 400)
+    peak = float(s[np.argmax(silhouette.top(s))]) / silhouette.plan.length
+    assert 0.4 < peak < 0.55

@@ -776,12 +776,10 @@ def _add_features(
         )
     if plan.has("taxi_sign"):
         # the roof sign of a purpose-built taxi, just behind the screen's top (blank: no text)
-        # a wide, shallow box at the roof's front edge (rounded and small, it read as a Japanese
-        # taxi's lantern)
-        s_r = sil.rf_s + 0.1
+        s_r = sil.rf_s + 0.2
         z = float(np.interp(s_r, s, zt))
-        lo, hi = (x_of(s_r + 0.06), -0.3, z - 0.02), (x_of(s_r - 0.06), 0.3, z + 0.11)
-        b.add_grid(rounded_box(lo, hi, 0.2), m.SIGN)
+        lo, hi = (x_of(s_r + 0.08), -0.26, z - 0.02), (x_of(s_r - 0.08), 0.26, z + 0.13)
+        b.add_grid(rounded_box(lo, hi, 0.5), m.SIGN)
     if plan.has("bull_bar"):
         xf = x_of(0.0) - 0.02
         z0, z1 = plan.clearance + 0.15, plan.nose_z - 0.05
@@ -1091,6 +1089,12 @@ def _decal_params(
         # point under the falling roof (a short, upright-ended one read as a 928's)
         win_rear_s = plan.front_oh + plan.wheelbase + 0.1
         p[m.WIN_REAR_LEAN] = 1.6
+    one_light = plan.rear == "fast" and plan.engine == "mid" and plan.year >= 2004
+    if one_light:
+        # a modern mid-engined car's door glass is its only side window, its rear edge sweeping
+        # up and back under the roof (a B-pillar and quarter light read as a Lotus Esprit's)
+        win_rear_s = min(win_rear_s, win_front_s + 0.95)
+        p[m.WIN_REAR_LEAN] = -0.8
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
     pillar_w = 0.075 if L < 6 else 0.12
@@ -1108,7 +1112,7 @@ def _decal_params(
     elif plan.style in ("van", "truck") and plan.roof in ("van", "cab") and plan.rear != "hatch":
         p[m.WIN_REAR] = x_of(sil.cowl_s + min(0.95, span))
     elif plan.doors <= 3:
-        if plan.rear not in ("open",) and span > 1.3:
+        if plan.rear not in ("open",) and span > 1.3 and not one_light:
             pillars = [win_front_s + min(1.15, span * 0.7)]
             if p[m.WIN_REAR_LEAN] > 0.3 and not pointed:
                 # a three-door hatch's quarter light is short behind its long door glass; one
@@ -1401,7 +1405,3 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     # (sports cars kept body-colour bumpers: a band round a Viper or MX-5 read as a Corvette C4's)
     banded = plan.style not in ("bus", "truck", "coupe", "convertible")
     p[m.BUMPER_BAND] = 0.13 if plan.year < 1997 and banded else 0.0
-    if plan.style == "suv" and any(plan.has(f) for f in _OFF_ROAD):
-        # an off-roader's bumpers are separate dark parts down to its sills (a painted apron
-        # under the grille read as a Bronco's face on every off-roader)
-        p[m.BUMPER_BAND] = 0.6

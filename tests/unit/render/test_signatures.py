@@ -229,15 +229,6 @@ def test_a_1990s_sports_car_has_no_dark_bumper_band_but_a_saloon_does() -> None:
     assert band("sedan", "three_box") > 0.0
 
 
-def test_an_off_roaders_bumpers_are_dark_down_to_the_sills() -> None:
-    off_roader = model_of(body="suv", roof="box", features=["spare_wheel"])
-    d = off_roader.decal
-    low = float(d[m.CLEARANCE]) + 0.1
-    assert d[m.BUMPER_F_Z] - low < d[m.BUMPER_BAND]
-    assert front_overlay(off_roader, 0.2, low)[0] == m.TRIM
-    assert model_of(body="suv", roof="box").decal[m.BUMPER_BAND] == 0.0  # a road SUV's is paint
-
-
 def test_square_arches_are_flat_topped_in_the_body_and_its_flares() -> None:
     def arch_top_width(features: list[str]) -> float:
         """How far fore and aft of the axle the arch keeps 95 % of its height."""
@@ -935,3 +926,12 @@ def test_a_metal_domes_roof_peaks_mid_car() -> None:
     s = np.linspace(0.0, silhouette.plan.length, 400)
     peak = float(s[np.argmax(silhouette.top(s))]) / silhouette.plan.length
     assert 0.4 < peak < 0.55
+
+
+def test_a_modern_mid_engined_cars_door_glass_is_its_only_side_window() -> None:
+    # a B-pillar and a quarter light read as a Lotus Esprit's
+    coupe = {"body": "coupe", "doors": 2, "roof": "fastback", "engine": "mid"}
+    modern = model_of(year=2012, **coupe).decal
+    assert modern[m.N_PILLARS] == 0.0
+    assert modern[m.WIN_REAR_LEAN] < 0.0  # its rear edge sweeps up and back
+    assert model_of(year=1995, **coupe).decal[m.N_PILLARS] == 1.0

@@ -122,7 +122,8 @@ FEATURES: Final = frozenset(
         "taxi_sign",  # a blank lit roof sign over the screen (LEVC TX, a purpose-built taxi)
         "snorkel",
         "side_intakes",  # intakes ahead of the rear wheels (mid-engined)
-        "fender_peaks",  # raised front wings with the lamps on top
+        "fender_peaks",  # raised front wings with the lamps on top (mid or rear engine: `hood_z`
+        # is the sunken bonnet's edge between them)
         "round_body",  # very rounded body sides and ends (Beetle, Fiat 500, Mini)
         "bull_bar",
         "safari_windows",  # alpine windows in the roof edge (Defender)
@@ -146,7 +147,7 @@ FEATURES: Final = frozenset(
         "wrap_glass",  # the rear glass wraps round one rear corner only (Nissan Cube)
         "side_vents",  # a dark vent with a bright fin behind each front wheel (Range Rover)
         "black_bonnet",  # a black bonnet and tailgate, a black band over the roof (BMW i3)
-        "square_arches",  # flat-topped, slant-sided black arch cladding (RAV4 from 2019)
+        "square_arches",  # flat-topped arches: the cut-out, flares and cladding (RAV4, H1, Bronco)
         "black_pillars",  # blacked-out pillars on any roof line (MINI from 2001)
         "sail_pillar",  # a wide blind pillar behind short rear-door glass (FJ Cruiser)
     }

@@ -547,11 +547,16 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
 
 
 def _nose_pivot(plan: BodyPlan) -> float:
-    """Where the nose's rounding converges, as a fraction of its height: cars keep their
-    bonnet's edge high over an upright fascia (a bullet nose rounding to mid-height put the
-    lamps low in the bumper under a wedge bonnet, and read as a 1980s car's); a pop-up-lamp
-    wedge keeps its low tip."""
-    if plan.headlamps == "popup" or plan.style in ("bus", "truck"):
+    """Where the nose's rounding converges, as a fraction of its height. A car of the
+    pedestrian-protection era (2005 on) keeps its bonnet's edge high over an upright fascia (a
+    bullet nose rounding to mid-height put the lamps low in the bumper under a wedge bonnet, and
+    read as a 1980s car's); older cars, round bodies and off-roaders keep a mid-height nose (the
+    blunt one cost the Supra A80, MINI, Multipla and FJ Cruiser their names beside the
+    baseline, rounds 171-194)."""
+    modern = plan.year >= 2005 and plan.headlamps != "popup"
+    if not modern or plan.has("round_body") or any(plan.has(f) for f in _OFF_ROAD):
+        return 0.5
+    if plan.style in ("bus", "truck"):
         return 0.5
     return 0.75
 

@@ -80,13 +80,13 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 54,
+GOLDEN: dict[str, Any] = {'version': 55,
  'hashes': {'saloon@30': 'fca270441543696f',
             'saloon@90': 'df0bff1794891e56',
             'saloon@200': 'c97fd92d7c6f17a7',
-            'off-roader@30': 'b2d391c166d0999e',
-            'off-roader@90': 'fb4d26b18ce1e81a',
-            'off-roader@200': '8a222338f4c5beac',
+            'off-roader@30': 'd08e33a5a041c389',
+            'off-roader@90': '6cd8f10f543ae836',
+            'off-roader@200': '34ec67d95e50f825',
             'liftback@30': '66c3289fc5b5dfc4',
             'liftback@90': '004916c374cf6709',
             'liftback@200': '3304197ad835382a',

@@ -896,8 +896,13 @@ def test_a_hatchbacks_or_crossovers_roof_starts_falling_behind_the_front_seats(b
 
 def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
     # a bullet nose rounding to mid-height read as a 1980s wedge with its lamps in the bumper
-    for lamps, high in (("swept", True), ("popup", False)):
-        model = model_of(headlamps=lamps)
+    for changes, high in (
+        ({"headlamps": "swept"}, True),
+        ({"headlamps": "popup"}, False),
+        ({"features": ["round_body"]}, False),
+        ({"year": 1998}, False),
+    ):
+        model = model_of(**changes)
         verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
         tip = verts[verts[:, 0] > verts[:, 0].max() - 0.005]
         top, bottom = float(model.profile[0, -1]), float(model.profile[3, -1])  # at the nose

@@ -940,3 +940,11 @@ def test_a_modern_mid_engined_cars_door_glass_is_its_only_side_window() -> None:
     assert modern[m.N_PILLARS] == 0.0
     assert modern[m.WIN_REAR_LEAN] < 0.0  # its rear edge sweeps up and back
     assert model_of(year=1995, **coupe).decal[m.N_PILLARS] == 1.0
+
+
+def test_a_round_hatchbacks_roof_runs_level_to_its_tailgate() -> None:
+    # a MINI's or Fiat 500's roof does not fall like a Golf's (falling, they lost their names)
+    record = parse_generation({**HATCH, "features": ["round_body"]})
+    silhouette = _Silhouette(_plan_from_record(record, 2020))
+    s_mid = (silhouette.rf_s + silhouette.rr_s) / 2
+    assert silhouette.top(np.array([s_mid]))[0] >= silhouette.roof_z - 0.005

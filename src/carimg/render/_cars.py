@@ -556,8 +556,8 @@ def _nose_pivot(plan: BodyPlan) -> float:
     modern = plan.year >= 2005 and plan.headlamps != "popup"
     if not modern or plan.has("round_body") or any(plan.has(f) for f in _OFF_ROAD):
         return 0.5
-    if plan.style in ("bus", "truck"):
-        return 0.5
+    if plan.style in ("bus", "truck", "van", "minivan"):
+        return 0.5  # a van's or MPV's nose is its own (the ID. Buzz lost its name under it)
     return 0.75
 
 

@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 56,
+GOLDEN: dict[str, Any] = {'version': 57,
  'hashes': {'saloon@30': 'fca270441543696f',
             'saloon@90': 'df0bff1794891e56',
             'saloon@200': 'c97fd92d7c6f17a7',

@@ -901,6 +901,7 @@ def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
         ({"headlamps": "popup"}, False),
         ({"features": ["round_body"]}, False),
         ({"year": 1998}, False),
+        ({"body": "minivan", "roof": "van"}, False),
     ):
         model = model_of(**changes)
         verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]

@@ -29,6 +29,8 @@ def era(year: int) -> float:
 
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
+_SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
+_OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
 
 
@@ -553,15 +555,15 @@ def _nose_pivot(plan: BodyPlan) -> float:
     read as a 1980s car's); older cars, round bodies and off-roaders keep a mid-height nose (the
     blunt one cost the Supra A80, MINI, Multipla and FJ Cruiser their names beside the
     baseline, rounds 171-194)."""
-    modern = plan.year >= 2005 and plan.headlamps != "popup"
-    if not modern or plan.has("round_body") or any(plan.has(f) for f in _OFF_ROAD):
-        return 0.5
-    if plan.style in ("bus", "truck", "van", "minivan"):
-        return 0.5  # a van's or MPV's nose is its own (the ID. Buzz lost its name under it)
-    return 0.75
-
-
-_OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
+    blunt = (
+        plan.year >= 2005
+        and plan.headlamps != "popup"
+        and not plan.has("round_body")
+        and not any(plan.has(f) for f in _OFF_ROAD)
+        # a van's or MPV's nose is its own (the ID. Buzz lost its name under the blunt one)
+        and plan.style not in ("bus", "truck", "van", "minivan")
+    )
+    return 0.75 if blunt else 0.5
 
 
 def _hatch_car(plan: BodyPlan) -> bool:
@@ -823,7 +825,7 @@ def _arch_curve(u: F64, plan: BodyPlan) -> F64:
     """The arch's height over the axle at |ds| = u * radius, as a fraction of its radius: a
     circle, or a flat-topped one with near-upright sides (`square_arches`: a superellipse)."""
     if plan.has("square_arches"):
-        return np.asarray((1.0 - u**5) ** 0.2, dtype=np.float64)
+        return np.asarray((1.0 - u**_SQUARE_ARCH_N) ** (1.0 / _SQUARE_ARCH_N), dtype=np.float64)
     return np.asarray(np.sqrt(1.0 - u**2), dtype=np.float64)
 
 
@@ -837,8 +839,8 @@ def _add_arch_flare(
     rad = arch_r + sec[:, 1][None, :]
     y = w - 0.02 + sec[:, 0][None, :]
     c, sn = np.cos(th), np.sin(th)
-    if square:
-        c, sn = np.sign(c) * np.abs(c) ** 0.4, np.abs(sn) ** 0.4
+    if square:  # the same superellipse as the body's cut-out (`_arch_curve`)
+        c, sn = np.sign(c) * np.abs(c) ** (2 / _SQUARE_ARCH_N), np.abs(sn) ** (2 / _SQUARE_ARCH_N)
     px = x - c * rad
     pz = r_wheel + sn * rad
     pts = np.stack([px, y * np.ones_like(px), pz], axis=-1)
@@ -1266,10 +1268,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     if plan.headlamps in ("round", "oval", "teardrop") and plan.has("fender_peaks"):
         # big lamps standing on the raised wings, either side of the sunken bonnet (911, Beetle)
         hw, hh = hw * 1.2, hh * 1.2
-        _place_lamp(p, hw, hh, w_front - hw - 0.09, nose_z - hh * 0.35)
-        if plan.engine in ("mid", "rear"):
-            # upright on the wings' faces under their tops (higher, the nose clipped them)
-            _place_lamp(p, hw, hh, w_front - hw - 0.09, nose_z - hh - 0.03)
+        # a mid- or rear-engined car's stand upright on the wings' faces under their tops
+        # (higher, the rounded nose clipped them)
+        z = nose_z - hh - 0.03 if plan.engine in ("mid", "rear") else nose_z - hh * 0.35
+        _place_lamp(p, hw, hh, w_front - hw - 0.09, z)
     p[m.HL2_DY], p[m.HL2_DZ], p[m.HL2_W], p[m.HL2_H] = dy2 * scale, dz2, w2 * scale, h2 * scale
     if plan.has("headlamp_pods"):
         p[m.HL_W] = p[m.HL_H] = p[m.HL2_W] = p[m.HL2_H] = 0.0  # the lamps stand in their pods

@@ -949,3 +949,35 @@ def test_a_round_hatchbacks_roof_runs_level_to_its_tailgate() -> None:
     silhouette = _Silhouette(_plan_from_record(record, 2020))
     s_mid = (silhouette.rf_s + silhouette.rr_s) / 2
     assert silhouette.top(np.array([s_mid]))[0] >= silhouette.roof_z - 0.005
+
+
+def test_square_arches_cut_the_body_flat_over_the_wheel() -> None:
+    def arch_height_off_centre(features: list[str]) -> float:
+        """The cut-out's height over the axle 80 % of its radius ahead of the wheel's centre."""
+        model = model_of(body="suv", roof="box", features=features)
+        d = model.decal
+        x = float(d[m.WHEEL_F] + 0.8 * d[m.ARCH_R])
+        return (prof(model.profile, d, x, 3) - float(d[m.AXLE_Z])) / float(d[m.ARCH_R])
+
+    assert arch_height_off_centre(["square_arches"]) > 0.85  # a circle's is 0.6 there
+    assert arch_height_off_centre([]) < 0.7
+
+
+def test_a_rear_engined_cars_hips_swell_wider_than_a_mid_engined_cars() -> None:
+    def cabin_share(engine: str) -> float:
+        coupe = model_of(body="coupe", doors=2, roof="fastback", engine=engine)
+        d = coupe.decal
+        middle = (float(d[m.WHEEL_F]) + float(d[m.WHEEL_R])) / 2
+        return body_half_width_at(coupe, middle) / body_half_width_at(coupe, float(d[m.WHEEL_R]))
+
+    assert cabin_share("rear") < cabin_share("mid") - 0.02
+
+
+def test_an_off_roaders_nose_keeps_its_mid_height_rounding() -> None:
+    # the blunt modern nose cost the FJ Cruiser and G-Class their names beside the baseline
+    def tip_height(features: list[str]) -> float:
+        model = model_of(body="suv", roof="box", features=features)
+        verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
+        return float(verts[verts[:, 0] > verts[:, 0].max() - 0.005][:, 2].mean())
+
+    assert tip_height(["spare_wheel"]) < tip_height([]) - 0.04  # a road SUV's tip stands higher

@@ -323,10 +323,14 @@ def _half_section(
     for t in np.linspace(0, 1, 9, endpoint=False):
         bulge = (0.012 * w + 0.5 * (w_low - w)) * np.sin(np.pi * t)
         add(wb + (wbelt - wb) * t + bulge, zb + rb + (belt_eff - zb - rb) * t)
+    # the glass's slight outward curve, flattened where the greenhouse is short (at the foot of
+    # a raked screen or tailgate a full-size curve over a few millimetres of height folded the
+    # surface into a crumpled, pale streak)
+    curve = 0.008 * np.clip((zt - rt - belt_eff) / 0.15, 0.0, 1.0)
     for t in np.linspace(0, 1, 9, endpoint=False):
         ease = t if t > 0 else 0.0
         y0 = wbelt - inset * min(1.0, ease * 4)
-        add(y0 + (wtop - y0) * t + 0.008 * np.sin(np.pi * t), belt_eff + (zt - rt - belt_eff) * t)
+        add(y0 + (wtop - y0) * t + curve * np.sin(np.pi * t), belt_eff + (zt - rt - belt_eff) * t)
     for a in np.linspace(0, np.pi / 2, 7, endpoint=False):
         add(wtop - rt + rt * np.cos(a), zt - rt + rt * np.sin(a))
     crown = ROOF_CROWN
@@ -552,14 +556,15 @@ def _nose_pivot(plan: BodyPlan) -> float:
     """Where the nose's rounding converges, as a fraction of its height. A car of the
     pedestrian-protection era (2005 on) keeps its bonnet's edge high over an upright fascia (a
     bullet nose rounding to mid-height put the lamps low in the bumper under a wedge bonnet, and
-    read as a 1980s car's); older cars, round bodies and off-roaders keep a mid-height nose (the
-    blunt one cost the Supra A80, MINI, Multipla and FJ Cruiser their names beside the
-    baseline, rounds 171-194)."""
+    read as a 1980s car's); older cars, round bodies, off-roaders and mid- or rear-engined cars
+    keep a mid-height nose (the blunt one cost the Supra A80, MINI, Multipla and FJ Cruiser
+    their names beside the baseline, rounds 171-194)."""
     blunt = (
         plan.year >= 2005
         and plan.headlamps != "popup"
         and not plan.has("round_body")
         and not any(plan.has(f) for f in _OFF_ROAD)
+        and plan.engine == "front"  # with no engine under it, a sports car's nose is a low wedge
         # a van's or MPV's nose is its own (the ID. Buzz lost its name under the blunt one)
         and plan.style not in ("bus", "truck", "van", "minivan")
     )
@@ -936,7 +941,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "vertical_bars": (0.4, 0.1, 0.2, 0.0, 0.0, 0.0, 0, 0, 2),
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
-    "inverted_trapezoid": (0.42, 0.11, 0.35, -0.22, 0.0, 0.0, 0, 0, 0),
+    "inverted_trapezoid": (0.42, 0.17, 0.35, -0.22, 0.0, 0.0, 0, 0, 0),
     "v_motion": (0.52, 0.13, 0.25, -0.4, 0.0, 0.0, 0, 0, 3),
     "hot_rod": (0.2, 0.15, 0.7, 0.15, 0.0, 0.0, 0, 0, 0),
 }
@@ -1284,7 +1289,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         p[m.GRILLE_BAR_H] = 0.05
     gw, gh, ground, taper, waist, gap, slots, cross, pattern = _GRILLES[plan.grille]
     p[m.GR_W] = gw * w_front if not big else w_front * 0.55
-    p[m.GR_H] = gh * {"pickup": 2.0, "truck": 1.6, "suv": 1.7}.get(plan.style, 1.0)
+    p[m.GR_H] = gh * {"pickup": 3.2, "truck": 1.6, "suv": 1.7}.get(plan.style, 1.0)
     if plan.style == "pickup":
         p[m.GR_W] = max(p[m.GR_W], 0.55 * w_front)
     if plan.grille == "seven_slot" and plan.headlamps != "round":
@@ -1305,12 +1310,14 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
         # space between the lamps, level with their tops (a dark block read as a Ram's)
         p[m.GR_TYPE] = m.GR_CHROME_BARS
         p[m.GR_BARS] = 2.0
-        p[m.GR_H] = gh * 2.6
+        p[m.GR_H] = gh * 3.8
         if plan.has("c_clamp"):
             # its C-clamp lamps are tall blocks as deep as the grille's upper half (slim strips
-            # over a barred block read as a Ram's)
+            # over a barred block read as a Ram's), and no wider than 40 cm: the grille, not the
+            # lamps, is the face (lamps as wide as the grille read as a Ram's or Silverado's)
             hh *= 1.8
-            p[m.HL_H], p[m.HL_Z] = hh, nose_z - hh - 0.09
+            hw = min(hw, 0.2)
+            _place_lamp(p, hw, hh, w_front - hw - 0.03, nose_z - hh - 0.09)
         p[m.GR_W] = p[m.HL_Y] - hw - 0.015
     elif plan.grille == "hot_rod":
         p[m.GR_TYPE] = m.GR_CHROME_BARS  # a hot-rod grille is bright bars (PT Cruiser, HHR)

@@ -12,7 +12,7 @@ import pytest
 from carimg.catalog import parse_generation
 from carimg.catalog._design import FEATURES
 from carimg.render import _materials as m
-from carimg.render._cars import _Silhouette, build_from_plan
+from carimg.render._cars import _half_section, _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._render import render_model
@@ -902,6 +902,7 @@ def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
         ({"features": ["round_body"]}, False),
         ({"year": 1998}, False),
         ({"body": "minivan", "roof": "van"}, False),
+        ({"body": "coupe", "doors": 2, "roof": "fastback", "engine": "mid"}, False),
     ):
         model = model_of(**changes)
         verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
@@ -981,3 +982,33 @@ def test_an_off_roaders_nose_keeps_its_mid_height_rounding() -> None:
         return float(verts[verts[:, 0] > verts[:, 0].max() - 0.005][:, 2].mean())
 
     assert tip_height(["spare_wheel"]) < tip_height([]) - 0.04  # a road SUV's tip stands higher
+
+
+def test_a_ford_trucks_grille_not_its_lamps_is_its_face() -> None:
+    # lamps as wide as the grille read as a Ram's or a Silverado's in every round
+    d = model_of(make="ford", body="pickup", roof="cab", width=2029, height=1950, cab="crew",
+                 bed_length=1700, headlamps="rect", features=["c_clamp"]).decal  # fmt: skip
+    assert d[m.HL_W] <= 0.2
+    assert d[m.GR_W] > 2 * d[m.HL_W]  # the grille's half is wider than a whole lamp
+
+
+def test_a_pickups_grille_fills_its_tall_face() -> None:
+    pickup = model_of(body="pickup", roof="cab", cab="crew", length=5800, height=1900).decal
+    assert pickup[m.GR_H] > 0.25
+    assert model_of().decal[m.GR_H] < 0.12  # a car's barred grille stays a band
+
+
+def test_an_inverted_trapezoid_is_a_deep_mouth() -> None:
+    # Ford's Aston-like mouth reaches from the lamps well down the bumper
+    assert model_of(grille="inverted_trapezoid").decal[m.GR_H] > 1.5 * model_of().decal[m.GR_H]
+
+
+def test_a_short_greenhouse_stands_without_folds() -> None:
+    # the glass's outward curve over a few millimetres of height folded the surface into a
+    # crumpled streak at the foot of a raked tailgate
+    one = np.ones(1)
+    belt = 1.1
+    section = _half_section(0.3 * one, (belt + 0.03) * one, 0.85 * one, 0.87 * one, belt * one,
+                            1.6, 0.1, 0.0, 0.0 * one, 0.0 * one)[0]  # fmt: skip
+    above = section[section[:, 1] >= belt]
+    assert np.all(np.diff(above[:, 0]) <= 1e-9)  # from the belt up the side only moves inboard

@@ -526,9 +526,12 @@ def body_decal(
                 return m.PAINT, m.BLACKGLOSS, coverage(d_tl - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.TAILLIGHT, coverage(d_tl, aa), inner
         if decal[m.REAR_MESH] > 0.5 and nx < -0.5:
-            # a modern mid-engined car's open tail: black mesh from the lamps down (its
-            # diffuser), only the lamps' band in paint
-            d_m = max(z - (decal[m.TL_Z] - decal[m.TL_H] - 0.05), ay - decal[m.TL_Y] - 0.04)
+            # a modern mid-engined car's open tail: a black mesh vent between the lamps and a
+            # deep diffuser, body colour between them (black from the lamps down read as a
+            # blank board)
+            vent = max(abs(z - decal[m.TL_Z]) - decal[m.TL_H], ay - decal[m.TL_Y] + decal[m.TL_W])
+            diffuser = max(z - decal[m.CLEARANCE] - 0.34, ay - decal[m.TL_Y] - 0.04)
+            d_m = min(vent, diffuser)
             if d_m < aa:
                 return m.PAINT, m.TRIM, coverage(d_m, aa), 0.8
         if z < decal[m.CLEARANCE] + 0.16:

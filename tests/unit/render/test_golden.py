@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 58,
+GOLDEN: dict[str, Any] = {'version': 59,
  'hashes': {'saloon@30': 'ae6aafc053442c3d',
             'saloon@90': '3d3ca3eb55dfe660',
             'saloon@200': 'c1f25e009d5e895c',
@@ -92,7 +92,7 @@ GOLDEN: dict[str, Any] = {'version': 58,
             'liftback@200': '362859f67d98cefc',
             'supercar@30': '532b7ee0c4e31d70',
             'supercar@90': 'a4a90d4c6ff82d53',
-            'supercar@200': 'c3ef14a7bf287b84',
+            'supercar@200': 'fd8ec4eb234aea4a',
             'crossover@30': 'e3352350139deaa5',
             'crossover@90': 'cf1c3dd4ed02c2d6',
             'crossover@200': 'd94e588c7a8d600c',

@@ -441,16 +441,21 @@ def test_exhaust_tips_sit_where_the_feature_word_puts_them(
     assert tail_overlay(model_of(), 0.0, z_tips + 0.03) != m.CHROME
 
 
-def test_a_modern_mid_engined_cars_tail_is_black_mesh_under_its_lamps() -> None:
-    def under_lamps(year: int) -> int:
+def test_a_modern_mid_engined_cars_tail_is_a_black_vent_over_a_diffuser() -> None:
+    # black from the lamps down read as a blank board: body colour stays between the two
+    def tail(year: int) -> VehicleModel:
         record = parse_generation({**HATCH, "body": "coupe", "doors": 2, "roof": "fastback",
                                    "engine": "mid", "years": [1990, 2026]})  # fmt: skip
-        model = build_from_plan(_plan_from_record(record, year))
-        d = model.decal
-        return tail_overlay(model, 0.1, float(d[m.TL_Z] - d[m.TL_H]) - 0.2)
+        return build_from_plan(_plan_from_record(record, year))
 
-    assert under_lamps(2020) == m.TRIM
-    assert under_lamps(1999) != m.TRIM
+    modern = tail(2020)
+    d = modern.decal
+    vent, diffuser = float(d[m.TL_Z]), float(d[m.CLEARANCE]) + 0.2
+    between = (float(d[m.TL_Z] - d[m.TL_H]) + float(d[m.CLEARANCE]) + 0.34) / 2
+    assert tail_overlay(modern, 0.1, vent) == m.TRIM
+    assert tail_overlay(modern, 0.1, diffuser) == m.TRIM
+    assert tail_overlay(modern, 0.1, between) != m.TRIM
+    assert tail_overlay(tail(1999), 0.1, vent) != m.TRIM
 
 
 def test_a_hot_rod_grille_is_tall_and_narrow() -> None:

@@ -1339,6 +1339,7 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
     p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0
+    p[m.TL_WRAP] = 1.0 if plan.taillamps == "wrap" else 0.0
     top = p[m.HL_Z] + hh * (1.0 if ford_truck else 0.3)
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in _BIG_MOUTHS:

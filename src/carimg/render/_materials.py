@@ -100,6 +100,7 @@ HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each
 TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright bars
 TL_L: Final = _layout.slot("tl_l")  # 1 = each tail lamp is an L: up the pillar, a leg inwards
 TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre
+TL_WRAP: Final = _layout.slot("tl_wrap")  # 1 = each tail lamp runs on round the corner
 BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
 BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none

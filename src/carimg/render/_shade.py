@@ -387,7 +387,9 @@ def body_decal(
             if d_s > 0.0:
                 return m.PAINT, m.BLACKGLOSS, coverage(d_s - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_s, aa), 0.0
-    rear = nx < -0.3 or (x < decal[m.X_REAR] + 0.3 and nx < 0.05)
+    # the tail's graphics reach 30 cm round its corners, a wrapped lamp's further
+    reach = 0.46 if decal[m.TL_WRAP] > 0.5 else 0.3
+    rear = nx < -0.3 or (x < decal[m.X_REAR] + reach and nx < 0.05)
     if front and x > decal[m.X_FRONT] - 0.6:
         # headlights, grille, lower intake (front view coordinates)
         d_hl, zs = _head_lamp(ay, z, decal)
@@ -493,6 +495,11 @@ def body_decal(
             y_leg = decal[m.TL_Y] - decal[m.TL_W] - leg_w + 0.03
             d_leg = rrect(ay, zt_, y_leg, -decal[m.TL_H] + 0.035, leg_w, 0.035, 0.02)
             d_tl = min(d_tl, d_leg)
+        if decal[m.TL_WRAP] > 0.5 and any_ > 0.5:
+            # a wrapped lamp runs on round the corner some 45 cm along the flank (flush on the
+            # tail alone it read as a Volvo's or an Audi's)
+            d_wrap = rrect(x, zt_, decal[m.X_REAR] + 0.22, 0.0, 0.24, decal[m.TL_H], 0.03)
+            d_tl = min(d_tl, d_wrap)
         if decal[m.TL_C] > 0.5:
             # a C-shaped band: the lamp's outline less an inner cut opening towards the centre
             w_c, h_c = decal[m.TL_W], decal[m.TL_H]

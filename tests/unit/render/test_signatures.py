@@ -1017,3 +1017,14 @@ def test_a_short_greenhouse_stands_without_folds() -> None:
                             1.6, 0.1, 0.0, 0.0 * one, 0.0 * one)[0]  # fmt: skip
     above = section[section[:, 1] >= belt]
     assert np.all(np.diff(above[:, 0]) <= 1e-9)  # from the belt up the side only moves inboard
+
+
+def test_a_wrapped_tail_lamp_runs_on_along_the_flank() -> None:
+    # flush on the tail alone, the Rogue's and Qashqai's read as a Volvo's or an Audi's
+    def flank_at_the_lamp(taillamps: str) -> int:
+        model = model_of(body="suv", roof="box", height=1700, taillamps=taillamps)
+        d = model.decal
+        return side_overlay(model, float(d[m.X_REAR]) + 0.38, float(d[m.TL_Z]))
+
+    assert flank_at_the_lamp("wrap") == m.TAILLIGHT
+    assert flank_at_the_lamp("rect") != m.TAILLIGHT

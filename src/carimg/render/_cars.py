@@ -29,6 +29,7 @@ def era(year: int) -> float:
 
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
+_LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
@@ -129,6 +130,10 @@ class _Silhouette:
         # a round body's bonnet stays high to a rounded nose (Mini, 500); others fall off more
         nose_drop = 0.05 + 0.09 * rnd if not p.has("round_body") else 0.09
         pts = [(0.0, self.nose_z - nose_drop), (0.07 + 0.12 * rnd, self.nose_z)]
+        if p.has("fender_peaks") and p.engine in ("mid", "rear"):
+            # no radiator to cover: the wings' fronts lean back over a low lip, the lamps laid
+            # on them (an upright face read as a front-engined GT's, a 928)
+            pts = [(0.0, self.nose_z - _LEANING_NOSE[1]), (_LEANING_NOSE[0], self.nose_z)]
         if p.rear == "open":
             return [
                 *pts,
@@ -981,7 +986,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "wrap": (0.2, 0.06, 0.4, 0.0, 0.0),
     "tri_bar": (0.15, 0.1, 0.3, 0.0, 0.0),
     "c_shape": (0.2, 0.08, 0.5, 0.0, 0.0),
-    "l_shape": (0.06, 0.2, 0.3, 0.0, 0.0),  # the upright part; the shader adds the leg
+    "l_shape": (0.065, 0.2, 0.3, 0.0, 0.0),  # the upright part; the shader adds the leg
 }
 
 
@@ -1215,6 +1220,11 @@ def _decal_params(
     if plan.has("side_intakes"):
         p[m.SIDE_INTAKE] = x_rw + arch_r + 0.25
     _lamps_and_grille(p, plan, s, w, sil.nose_z)
+    if plan.taillamps == "l_shape":
+        # the L stands on the belt at the tail: its upright climbs the pillar beside the rear
+        # glass, its leg runs in under the glass (under the belt it read as a Volvo XC90's)
+        p[m.TL_Z] = float(belt[-1]) + p[m.TL_H] - 0.06
+        p[m.TL_Y] -= 0.06  # inboard of the greenhouse's tumblehome, on the tail's face
     # wheels by kind: off-roaders six thick spokes, sports cars many thin dark ones, luxury cars
     # many bright ones, the rest five to seven
     rng = np.random.default_rng(int(plan.length * 1000) * 7919 + int(plan.height * 1000))

@@ -103,6 +103,64 @@ def _y_light(u: float, zs: float, w: float, h: float) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _tail_lamp(x: float, ay: float, zt_: float, any_: float, decal: np.ndarray) -> float:
+    """Signed distance to the tail lamps at rear-view |y| and height zt_ over the lamps' centre:
+    the outline and its L leg, flank wrap, C cut, three bars, second lamp and joining bar."""
+    tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
+    d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
+    if decal[m.TL_L] > 0.5:
+        # the L's leg runs in under the rear glass from the upright part's foot
+        leg_w = decal[m.TL_W] * 2.2
+        y_leg = decal[m.TL_Y] - decal[m.TL_W] - leg_w + 0.03
+        d_leg = rrect(ay, zt_, y_leg, -decal[m.TL_H] + 0.035, leg_w, 0.035, 0.02)
+        d_tl = min(d_tl, d_leg)
+    if decal[m.TL_WRAP] > 0.5 and any_ > 0.5:
+        # a wrapped lamp runs on round the corner some 45 cm along the flank (flush on the
+        # tail alone it read as a Volvo's or an Audi's)
+        d_wrap = rrect(x, zt_, decal[m.X_REAR] + 0.22, 0.0, 0.24, decal[m.TL_H], 0.03)
+        d_tl = min(d_tl, d_wrap)
+    if decal[m.TL_C] > 0.5:
+        # a C-shaped band: the lamp's outline less an inner cut opening towards the centre
+        w_c, h_c = decal[m.TL_W], decal[m.TL_H]
+        cut = rrect(ay, zt_, decal[m.TL_Y] - w_c * 0.3, 0.0, w_c * 0.85, h_c * 0.45, h_c * 0.4)
+        d_tl = max(d_tl, -cut)
+    if decal[m.TL_TRI] > 0.5:
+        # three upright bars side by side (Mustang)
+        bar_w = decal[m.TL_W] * 0.22
+        d_tl = 1e9
+        for step in (-1.0, 0.0, 1.0):
+            y_k = decal[m.TL_Y] + step * decal[m.TL_W] * 0.66
+            d_tl = min(d_tl, rrect(ay, zt_, y_k, 0.0, bar_w, decal[m.TL_H], bar_w * 0.5))
+    if decal[m.TL2_DY] != 0.0:
+        d_tl = min(
+            d_tl,
+            rrect(ay, zt_, decal[m.TL_Y] + decal[m.TL2_DY], 0.0, decal[m.TL_W],
+                   decal[m.TL_H], tr),
+        )  # fmt: skip
+    if decal[m.TL_BAR] > 0.5:
+        d_bar = rrect(ay, zt_ - decal[m.TL_H] * 0.4, 0.0, 0.0, decal[m.TL_Y], 0.012, 0.01)
+        d_tl = min(d_tl, d_bar)
+    return d_tl
+
+
+@njit(cache=True, nogil=True)
+def _tail_lamp_fill(
+    d_tl: float, ay: float, zt_: float, decal: np.ndarray, aa: float
+) -> tuple[int, int, float, float]:
+    """Material of a point within reach of a tail lamp: its dark rim, or the lamp and its light."""
+    inner = 1.0 - smooth(0.004, 0.014, abs(zt_ + decal[m.TL_H] * 0.2))
+    if decal[m.DRL] > 0.5:
+        # a modern lamp's LED signature: a lit line tracing its outline just inside it
+        inner = 1.0 - smooth(0.003, 0.01, abs(d_tl + 0.016))
+    if decal[m.HL_YSIGN] > 0.5:
+        # the Y repeats in the tail lamps (Lamborghini)
+        inner = _y_light(ay - decal[m.TL_Y], zt_, decal[m.TL_W], decal[m.TL_H])
+    if d_tl > 0.0:
+        return m.PAINT, m.BLACKGLOSS, coverage(d_tl - 0.006, aa), 0.0
+    return m.BLACKGLOSS, m.TAILLIGHT, coverage(d_tl, aa), inner
+
+
+@njit(cache=True, nogil=True)
 def _grille(ay: float, z: float, decal: np.ndarray) -> float:
     """Signed distance to the grille outline: taper, spindle waist, kidney gap, slots, cross."""
     gh = decal[m.GR_H]
@@ -348,6 +406,12 @@ def body_decal(
                             return m.GLASS, m.BLACKGLOSS, coverage(d_w, aa), 0.0
             return pillar_mat, m.GLASS, cov, 0.0
         if x < decal[m.X_RR] + 0.01:
+            if decal[m.TL_L] > 0.5 and x < decal[m.X_REAR] + 0.3:
+                # the L's upright climbs the pillar beside the rear glass (CR-V)
+                zt_ = z - decal[m.TL_Z]
+                d_tl = _tail_lamp(x, ay, zt_, any_, decal)
+                if d_tl < aa + 0.006:
+                    return _tail_lamp_fill(d_tl, ay, zt_, decal, aa)
             d = min(min(z - (belt + 0.04), decal[m.X_RR] + 0.01 - x), cap)
             if decal[m.SCREEN_TOP] > 0.0:
                 d = min(d, z - decal[m.SCREEN_TOP] + 0.6)  # a van's rear-door windows
@@ -487,51 +551,9 @@ def body_decal(
             d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], 0.02)
             if d_tl >= 0.0:
                 return m.PAINT, m.BLACKGLOSS, 1.0, 0.0
-        tr = decal[m.TL_ROUND] * min(decal[m.TL_W], decal[m.TL_H])
-        d_tl = rrect(ay, zt_, decal[m.TL_Y], 0.0, decal[m.TL_W], decal[m.TL_H], tr)
-        if decal[m.TL_L] > 0.5:
-            # the L's leg runs in along the tailgate from the upright part's foot
-            leg_w = decal[m.TL_W] * 2.2
-            y_leg = decal[m.TL_Y] - decal[m.TL_W] - leg_w + 0.03
-            d_leg = rrect(ay, zt_, y_leg, -decal[m.TL_H] + 0.035, leg_w, 0.035, 0.02)
-            d_tl = min(d_tl, d_leg)
-        if decal[m.TL_WRAP] > 0.5 and any_ > 0.5:
-            # a wrapped lamp runs on round the corner some 45 cm along the flank (flush on the
-            # tail alone it read as a Volvo's or an Audi's)
-            d_wrap = rrect(x, zt_, decal[m.X_REAR] + 0.22, 0.0, 0.24, decal[m.TL_H], 0.03)
-            d_tl = min(d_tl, d_wrap)
-        if decal[m.TL_C] > 0.5:
-            # a C-shaped band: the lamp's outline less an inner cut opening towards the centre
-            w_c, h_c = decal[m.TL_W], decal[m.TL_H]
-            cut = rrect(ay, zt_, decal[m.TL_Y] - w_c * 0.3, 0.0, w_c * 0.85, h_c * 0.45, h_c * 0.4)
-            d_tl = max(d_tl, -cut)
-        if decal[m.TL_TRI] > 0.5:
-            # three upright bars side by side (Mustang)
-            bar_w = decal[m.TL_W] * 0.22
-            d_tl = 1e9
-            for step in (-1.0, 0.0, 1.0):
-                y_k = decal[m.TL_Y] + step * decal[m.TL_W] * 0.66
-                d_tl = min(d_tl, rrect(ay, zt_, y_k, 0.0, bar_w, decal[m.TL_H], bar_w * 0.5))
-        if decal[m.TL2_DY] != 0.0:
-            d_tl = min(
-                d_tl,
-                rrect(ay, zt_, decal[m.TL_Y] + decal[m.TL2_DY], 0.0, decal[m.TL_W],
-                       decal[m.TL_H], tr),
-            )  # fmt: skip
-        if decal[m.TL_BAR] > 0.5:
-            d_bar = rrect(ay, zt_ - decal[m.TL_H] * 0.4, 0.0, 0.0, decal[m.TL_Y], 0.012, 0.01)
-            d_tl = min(d_tl, d_bar)
+        d_tl = _tail_lamp(x, ay, zt_, any_, decal)
         if d_tl < aa + 0.006:
-            inner = 1.0 - smooth(0.004, 0.014, abs(zt_ + decal[m.TL_H] * 0.2))
-            if decal[m.DRL] > 0.5:
-                # a modern lamp's LED signature: a lit line tracing its outline just inside it
-                inner = 1.0 - smooth(0.003, 0.01, abs(d_tl + 0.016))
-            if decal[m.HL_YSIGN] > 0.5:
-                # the Y repeats in the tail lamps (Lamborghini)
-                inner = _y_light(ay - decal[m.TL_Y], zt_, decal[m.TL_W], decal[m.TL_H])
-            if d_tl > 0.0:
-                return m.PAINT, m.BLACKGLOSS, coverage(d_tl - 0.006, aa), 0.0
-            return m.BLACKGLOSS, m.TAILLIGHT, coverage(d_tl, aa), inner
+            return _tail_lamp_fill(d_tl, ay, zt_, decal, aa)
         if decal[m.REAR_MESH] > 0.5 and nx < -0.5:
             # a modern mid-engined car's open tail: a black mesh vent between the lamps and a
             # deep diffuser, body colour between them (black from the lamps down read as a

@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 60,
+GOLDEN: dict[str, Any] = {'version': 61,
  'hashes': {'saloon@30': 'ae6aafc053442c3d',
             'saloon@90': '3d3ca3eb55dfe660',
             'saloon@200': 'c1f25e009d5e895c',
@@ -93,9 +93,9 @@ GOLDEN: dict[str, Any] = {'version': 60,
             'supercar@30': '532b7ee0c4e31d70',
             'supercar@90': 'a4a90d4c6ff82d53',
             'supercar@200': 'fd8ec4eb234aea4a',
-            'crossover@30': 'e3352350139deaa5',
-            'crossover@90': 'cf1c3dd4ed02c2d6',
-            'crossover@200': 'd94e588c7a8d600c',
+            'crossover@30': '3268541b92cddb94',
+            'crossover@90': 'dd100f443d75a969',
+            'crossover@200': '74e7ee27c2545ee0',
             'truck@30': 'c8e47bc5da0aad04',
             'truck@90': '40d763877ff20cde',
             'truck@200': 'a3a3a79f1d723d26',

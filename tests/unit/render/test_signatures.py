@@ -1028,3 +1028,30 @@ def test_a_wrapped_tail_lamp_runs_on_along_the_flank() -> None:
 
     assert flank_at_the_lamp("wrap") == m.TAILLIGHT
     assert flank_at_the_lamp("rect") != m.TAILLIGHT
+
+
+def test_an_l_tail_lamp_climbs_the_pillar_beside_the_rear_glass() -> None:
+    # under the belt, the CR-V's L read as a Volvo XC90's upright lamps
+    crossover = {"body": "suv", "roof": "box", "height": 1680, "taillamps": "l_shape"}
+    model = model_of(**crossover)
+    d = model.decal
+    belt = prof(model.profile, d, float(d[m.X_REAR]) + 0.02, 1)
+    upright_y = float(d[m.TL_Y])
+    assert tail_overlay(model, upright_y, belt + 0.15) == m.TAILLIGHT
+    assert tail_overlay(model, 0.0, belt + 0.15) == m.GLASS  # the glass between the uprights
+    leg_y = float(d[m.TL_Y] - d[m.TL_W]) - 0.05
+    assert tail_overlay(model, leg_y, belt - 0.03) == m.TAILLIGHT  # the leg, under the glass
+
+
+def test_a_rear_engined_cars_wings_lean_back_from_a_low_lip() -> None:
+    # an upright face under raised wings read as a front-engined GT's (a 928)
+    def nose_rise(engine: str) -> float:
+        record = parse_generation({**HATCH, "body": "coupe", "doors": 2, "roof": "fastback",
+                                   "engine": engine, "height": 1300,
+                                   "features": ["fender_peaks"]})  # fmt: skip
+        sil = _Silhouette(_plan_from_record(record, 2020))
+        tip, wing = sil.top(np.array([0.0, 0.3]))
+        return float(wing - tip)
+
+    assert nose_rise("rear") > 0.17
+    assert nose_rise("front") < 0.13

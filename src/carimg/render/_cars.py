@@ -30,6 +30,7 @@ def era(year: int) -> float:
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
+_FULL_BAND = 2.0  # the tail lamps' bar slot: 1 a thin bar between the lamps, 2 a band as deep
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
@@ -1415,6 +1416,10 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     if big:
         tw, th, tround, tdy, tbar = 0.15, 0.12, 0.3, 0.0, 0.0
     w_rear = float(np.interp(L - 0.2, s, w))
+    if plan.taillamps == "bar" and plan.year < 2000:
+        # the 1990s' full-width band: lamps and the red panel between them one deep strip across
+        # the tail (NSX, 964, 300ZX; a thin bar between small lamps read as a Lotus Esprit's)
+        th, tbar = th * 1.8, _FULL_BAND
     p[m.TL_W], p[m.TL_H], p[m.TL_ROUND], p[m.TL2_DY], p[m.TL_BAR] = tw, th, tround, tdy, tbar
     p[m.TL_Y] = w_rear - tw - 0.02
     upright = plan.taillamps in ("vertical", "l_shape")

@@ -137,7 +137,10 @@ def _tail_lamp(x: float, ay: float, zt_: float, any_: float, decal: np.ndarray) 
             rrect(ay, zt_, decal[m.TL_Y] + decal[m.TL2_DY], 0.0, decal[m.TL_W],
                    decal[m.TL_H], tr),
         )  # fmt: skip
-    if decal[m.TL_BAR] > 0.5:
+    if decal[m.TL_BAR] > 1.5:
+        # a full-width band as deep as the lamps (the 1990s' NSX, 964, 300ZX)
+        d_tl = min(d_tl, rrect(ay, zt_, 0.0, 0.0, decal[m.TL_Y], decal[m.TL_H], 0.01))
+    elif decal[m.TL_BAR] > 0.5:
         d_bar = rrect(ay, zt_ - decal[m.TL_H] * 0.4, 0.0, 0.0, decal[m.TL_Y], 0.012, 0.01)
         d_tl = min(d_tl, d_bar)
     return d_tl

@@ -1055,3 +1055,14 @@ def test_a_rear_engined_cars_wings_lean_back_from_a_low_lip() -> None:
 
     assert nose_rise("rear") > 0.17
     assert nose_rise("front") < 0.13
+
+
+def test_a_1990s_bar_tail_lamp_is_a_full_width_band_as_deep_as_the_lamps() -> None:
+    # a thin bar between small lamps read as a Lotus Esprit's, not the first NSX's
+    def centre_lower_half(year: int) -> int:
+        model = model_of(year=year, taillamps="bar", body="coupe", doors=2, roof="fastback")
+        d = model.decal
+        return tail_overlay(model, 0.0, float(d[m.TL_Z] - d[m.TL_H] * 0.6))
+
+    assert centre_lower_half(1995) == m.TAILLIGHT
+    assert centre_lower_half(2020) != m.TAILLIGHT

@@ -30,6 +30,7 @@ def era(year: int) -> float:
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
+_DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
 _FULL_BAND = 2.0  # the tail lamps' bar slot: 1 a thin bar between the lamps, 2 a band as deep
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
@@ -1220,6 +1221,9 @@ def _decal_params(
         p[m.CABIN_REAR] = x_of(sil.deck_s - 0.35)
     if plan.has("side_intakes"):
         p[m.SIDE_INTAKE] = x_rw + arch_r + 0.25
+        # a modern mid-engined car's is a deep scoop in the door's rear (C8, 488, NSX NC1); a
+        # slot there read as the first NSX's or a 348's
+        p[m.SIDE_INTAKE_H] = 0.15 if plan.year >= _DEEP_INTAKES_FROM else 0.08
     _lamps_and_grille(p, plan, s, w, sil.nose_z)
     if plan.taillamps == "l_shape":
         # the L stands on the belt at the tail: its upright climbs the pillar beside the rear

@@ -162,6 +162,7 @@ BUMPER_F_Z: Final = _layout.slot("bumper_f_z")  # bumper shut line heights, fron
 BUMPER_R_Z: Final = _layout.slot("bumper_r_z")
 BUMPER_BAND: Final = _layout.slot("bumper_band")  # depth (m) of a dark band under the shut lines
 SIDE_INTAKE: Final = _layout.slot("side_intake")  # x of an intake ahead of the rear wheel, 0 none
+SIDE_INTAKE_H: Final = _layout.slot("side_intake_h")  # its half height (m)
 RIM_N: Final = _layout.slot("rim_n")  # spokes
 RIM_W: Final = _layout.slot("rim_w")  # spoke width (fraction of the gap)
 RIM_STYLE: Final = _layout.slot("rim_style")  # 0 spokes, 1 twin spokes, 2 mesh, 3 holes in a disc

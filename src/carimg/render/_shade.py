@@ -602,8 +602,10 @@ def body_decal(
     if any_ > 0.45 and decal[m.SIDE_INTAKE] != 0.0:
         # an intake scooped into the flank ahead of the rear wheel (mid-engined cars)
         xi = decal[m.SIDE_INTAKE]
-        zi = decal[m.AXLE_Z] + decal[m.ARCH_R] * 0.55
-        d_in = rrect(x, z + 0.25 * (x - xi), xi, zi, 0.2, 0.08, 0.06)
+        hi = decal[m.SIDE_INTAKE_H]
+        deeper = hi - 0.08  # a deep scoop reaches further forward and up into the door
+        zi = decal[m.AXLE_Z] + decal[m.ARCH_R] * 0.55 + deeper * 0.7
+        d_in = rrect(x, z + 0.25 * (x - xi), xi + deeper * 1.5, zi, 0.2 + deeper * 1.5, hi, 0.06)
         if d_in < aa:
             return m.PAINT, m.BLACKGLOSS, coverage(d_in, aa), 0.0
     if any_ > 0.45:

@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 62,
+GOLDEN: dict[str, Any] = {'version': 63,
  'hashes': {'saloon@30': 'ae6aafc053442c3d',
             'saloon@90': '3d3ca3eb55dfe660',
             'saloon@200': 'c1f25e009d5e895c',
@@ -90,9 +90,9 @@ GOLDEN: dict[str, Any] = {'version': 62,
             'liftback@30': '01d323821ca81577',
             'liftback@90': 'bce06cfeb173a975',
             'liftback@200': '362859f67d98cefc',
-            'supercar@30': '532b7ee0c4e31d70',
-            'supercar@90': 'a4a90d4c6ff82d53',
-            'supercar@200': 'fd8ec4eb234aea4a',
+            'supercar@30': 'c46709e5257c0e64',
+            'supercar@90': '2965a1825fe72ed0',
+            'supercar@200': 'd8514c7d1b46f1bb',
             'crossover@30': '3268541b92cddb94',
             'crossover@90': 'dd100f443d75a969',
             'crossover@200': '74e7ee27c2545ee0',

@@ -1066,3 +1066,16 @@ def test_a_1990s_bar_tail_lamp_is_a_full_width_band_as_deep_as_the_lamps() -> No
 
     assert centre_lower_half(1995) == m.TAILLIGHT
     assert centre_lower_half(2020) != m.TAILLIGHT
+
+
+def test_a_modern_mid_engined_cars_side_intake_is_a_deep_scoop() -> None:
+    # a slot there read as the first NSX's or a Ferrari 348's on the C8
+    def high_in_the_scoop(year: int) -> int:
+        model = model_of(year=year, body="coupe", doors=2, engine="mid", roof="fastback",
+                         height=1230, features=["side_intakes"])  # fmt: skip
+        d = model.decal
+        z = float(d[m.AXLE_Z] + d[m.ARCH_R] * 0.55) + 0.14
+        return side_overlay(model, float(d[m.SIDE_INTAKE]) + 0.15, z)
+
+    assert high_in_the_scoop(2020) == m.BLACKGLOSS
+    assert high_in_the_scoop(2005) != m.BLACKGLOSS

@@ -75,9 +75,12 @@ class _Silhouette:
             self.nose_z = max(plan.nose_z, self.cowl_z - 0.17)  # high, not quite an SUV's
         else:
             self.nose_z = plan.nose_z
-        if plan.has("fender_peaks") and plan.engine in ("mid", "rear"):
-            # no engine under a Porsche's bonnet: the published leading edge is the low bonnet's
-            # between the wings, which stand as high again as it sinks (see `_FENDER_VALLEY`)
+        if plan.has("fender_peaks") and (
+            plan.engine in ("mid", "rear") or plan.grille == "hot_rod"
+        ):
+            # no engine under a Porsche's bonnet, a hot rod's grille at its bonnet's edge: the
+            # published leading edge is the bonnet's between the wings, which stand as high again
+            # as it sinks (see `_FENDER_VALLEY`; the PT Cruiser's grille lost its top half)
             self.nose_z = plan.nose_z + _FENDER_VALLEY
         if plan.rear in ("box",) or plan.style in ("bus", "truck"):
             self.cowl_z = min(self.cowl_z, plan.belt_z)
@@ -1359,6 +1362,11 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in _BIG_MOUTHS:
         p[m.GR_Z] = top - p[m.GR_H] * 0.8
+    if plan.grille == "hot_rod":
+        # upright from under the bonnet's rounded edge down into the bumper (hung from the lamps
+        # on raised wings, the PT Cruiser's showed only its top half)
+        p[m.GR_H] = gh * 1.3
+        p[m.GR_Z] = plan.nose_z - 0.07 - p[m.GR_H]
     if plan.has("grille_bar") and plan.grille in ("trapezoid", "single_frame"):
         # the bar and a slim upper grille span the lamps; the big mouth sits in the bumper below
         p[m.GR_Z] = p[m.HL_Z] - hh - 0.05 - p[m.GR_H]

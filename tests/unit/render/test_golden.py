@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 63,
+GOLDEN: dict[str, Any] = {'version': 64,
  'hashes': {'saloon@30': 'ae6aafc053442c3d',
             'saloon@90': '3d3ca3eb55dfe660',
             'saloon@200': 'c1f25e009d5e895c',

@@ -1079,3 +1079,15 @@ def test_a_modern_mid_engined_cars_side_intake_is_a_deep_scoop() -> None:
 
     assert high_in_the_scoop(2020) == m.BLACKGLOSS
     assert high_in_the_scoop(2005) != m.BLACKGLOSS
+
+
+def test_a_hot_rod_grille_stands_from_under_the_bonnets_edge_into_the_bumper() -> None:
+    # hung from lamps on raised wings, the PT Cruiser's lost its top half over the sunken bonnet
+    retro = {"grille": "hot_rod", "headlamps": "round", "hints": {"hood_z": 860},
+             "features": ["fender_peaks", "round_body", "separate_fenders"]}  # fmt: skip
+    d = model_of(**retro).decal
+    top, bottom = float(d[m.GR_Z] + d[m.GR_H]), float(d[m.GR_Z] - d[m.GR_H])
+    assert 0.86 - 0.1 < top < 0.86
+    assert top - bottom > 0.35
+    record = parse_generation({**HATCH, **retro})
+    assert _Silhouette(_plan_from_record(record, 2020)).nose_z > 0.86 + 0.05  # the wings

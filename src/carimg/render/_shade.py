@@ -17,6 +17,7 @@ from carimg.render._shapes import coverage, prof, rrect, smooth
 from carimg.render._surfaces import shade_material
 
 PAINT_FLAG = 1.0
+_WRAP_REACH = 0.46  # how far a wrapped tail lamp runs along the flank from the tail (m)
 
 
 @njit(cache=True, nogil=True)
@@ -117,7 +118,8 @@ def _tail_lamp(x: float, ay: float, zt_: float, any_: float, decal: np.ndarray) 
     if decal[m.TL_WRAP] > 0.5 and any_ > 0.5:
         # a wrapped lamp runs on round the corner some 45 cm along the flank (flush on the
         # tail alone it read as a Volvo's or an Audi's)
-        d_wrap = rrect(x, zt_, decal[m.X_REAR] + 0.22, 0.0, 0.24, decal[m.TL_H], 0.03)
+        half = (_WRAP_REACH + 0.02) / 2  # from 2 cm round the corner on the tail
+        d_wrap = rrect(x, zt_, decal[m.X_REAR] + _WRAP_REACH - half, 0.0, half, decal[m.TL_H], 0.03)
         d_tl = min(d_tl, d_wrap)
     if decal[m.TL_C] > 0.5:
         # a C-shaped band: the lamp's outline less an inner cut opening towards the centre
@@ -455,7 +457,7 @@ def body_decal(
                 return m.PAINT, m.BLACKGLOSS, coverage(d_s - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_s, aa), 0.0
     # the tail's graphics reach 30 cm round its corners, a wrapped lamp's further
-    reach = 0.46 if decal[m.TL_WRAP] > 0.5 else 0.3
+    reach = _WRAP_REACH if decal[m.TL_WRAP] > 0.5 else 0.3
     rear = nx < -0.3 or (x < decal[m.X_REAR] + reach and nx < 0.05)
     if front and x > decal[m.X_FRONT] - 0.6:
         # headlights, grille, lower intake (front view coordinates)

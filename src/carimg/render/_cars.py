@@ -30,6 +30,7 @@ def era(year: int) -> float:
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
+_BLUNT_EDGE = (0.06, 0.04)  # run and fall (m) of a modern blunt nose's bonnet edge
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
 _FULL_BAND = 2.0  # the tail lamps' bar slot: 1 a thin bar between the lamps, 2 a band as deep
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
@@ -135,6 +136,15 @@ class _Silhouette:
         # a round body's bonnet stays high to a rounded nose (Mini, 500); others fall off more
         nose_drop = 0.05 + 0.09 * rnd if not p.has("round_body") else 0.09
         pts = [(0.0, self.nose_z - nose_drop), (0.07 + 0.12 * rnd, self.nose_z)]
+        if _blunt_nose(p):
+            # the bonnet holds its height to a tight edge over the upright fascia (rounding off
+            # over 20 cm, every modern car's nose read as a 1990s wedge)
+            pts = [(0.0, self.nose_z - _BLUNT_EDGE[1]), (_BLUNT_EDGE[0], self.nose_z)]
+            # and crowns on its way up to the screen (a straight slope read as a wedge)
+            for t in (0.25, 0.5, 0.75):
+                s_t = _BLUNT_EDGE[0] + t * (self.cowl_s - _BLUNT_EDGE[0])
+                rise = self.cowl_z - self.nose_z
+                pts.append((s_t, self.nose_z + rise * (1.0 - (1.0 - t) ** 1.8)))
         if p.has("fender_peaks") and p.engine in ("mid", "rear"):
             # no radiator to cover: the wings' fronts lean back over a low lip, the lamps laid
             # on them (an upright face read as a front-engined GT's, a 928)
@@ -563,13 +573,17 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
 
 
 def _nose_pivot(plan: BodyPlan) -> float:
-    """Where the nose's rounding converges, as a fraction of its height. A car of the
-    pedestrian-protection era (2005 on) keeps its bonnet's edge high over an upright fascia (a
-    bullet nose rounding to mid-height put the lamps low in the bumper under a wedge bonnet, and
-    read as a 1980s car's); older cars, round bodies, off-roaders and mid- or rear-engined cars
-    keep a mid-height nose (the blunt one cost the Supra A80, MINI, Multipla and FJ Cruiser
-    their names beside the baseline, rounds 171-194)."""
-    blunt = (
+    """Where the nose's rounding converges, as a fraction of its height (see `_blunt_nose`)."""
+    return 0.75 if _blunt_nose(plan) else 0.5
+
+
+def _blunt_nose(plan: BodyPlan) -> bool:
+    """A car of the pedestrian-protection era (2005 on) keeps its bonnet's edge high over an
+    upright fascia (a bullet nose rounding to mid-height put the lamps low in the bumper under a
+    wedge bonnet, and read as a 1980s car's); older cars, round bodies, off-roaders and mid- or
+    rear-engined cars keep a mid-height nose (the blunt one cost the Supra A80, MINI, Multipla
+    and FJ Cruiser their names beside the baseline, rounds 171-194)."""
+    return (
         plan.year >= 2005
         and plan.headlamps != "popup"
         and not plan.has("round_body")
@@ -578,7 +592,6 @@ def _nose_pivot(plan: BodyPlan) -> float:
         # a van's or MPV's nose is its own (the ID. Buzz lost its name under the blunt one)
         and plan.style not in ("bus", "truck", "van", "minivan")
     )
-    return 0.75 if blunt else 0.5
 
 
 def _hatch_car(plan: BodyPlan) -> bool:

@@ -1091,3 +1091,21 @@ def test_a_hot_rod_grille_stands_from_under_the_bonnets_edge_into_the_bumper() -
     assert top - bottom > 0.35
     record = parse_generation({**HATCH, **retro})
     assert _Silhouette(_plan_from_record(record, 2020)).nose_z > 0.86 + 0.05  # the wings
+
+
+def test_a_modern_cars_bonnet_crowns_from_a_tight_edge_over_its_fascia() -> None:
+    # a straight slope rounding off over 20 cm made every modern car's nose a 1990s wedge
+    def bonnet(year: int) -> tuple[float, float]:
+        sil = _Silhouette(
+            _plan_from_record(parse_generation({**HATCH, "years": [1990, 2022]}), year)
+        )
+        mid = (0.06 + sil.cowl_s) / 2
+        chord = (sil.nose_z + sil.cowl_z) / 2
+        tip, at_mid = sil.top(np.array([0.0, mid]))
+        return float(sil.nose_z - tip), float(at_mid - chord)
+
+    modern_fall, modern_crown = bonnet(2020)
+    old_fall, old_crown = bonnet(1995)
+    assert modern_fall < old_fall
+    assert modern_crown > 0.03
+    assert old_crown < 0.01

@@ -1082,7 +1082,6 @@ def _decal_params(
         or plan.has("black_pillars")
     )
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
-    p[m.FLOAT_ROOF] = 1.0 if plan.roof == "floating" else 0.0
     for slot, feature in _FEATURE_SLOTS.items():
         p[slot] = 1.0 if plan.has(feature) else 0.0
     for slot, modes in _FEATURE_MODES.items():

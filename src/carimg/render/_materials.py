@@ -58,7 +58,6 @@ WIN_FRONT: Final = _layout.slot("win_front")  # side glass x range
 WIN_REAR: Final = _layout.slot("win_rear")
 WIN_REAR_LEAN: Final = _layout.slot("win_rear_lean")  # forward shift of the rear edge per metre up
 PILLAR_BLACK: Final = _layout.slot("pillar_black")
-FLOAT_ROOF: Final = _layout.slot("float_roof")  # 1 = the body behind the side glass is black too
 MAX_PILLARS: Final = 12
 N_PILLARS: Final = _layout.slot("n_pillars")
 PILLAR0: Final = _layout.slot("pillar", MAX_PILLARS)  # pillar x positions

@@ -387,10 +387,6 @@ def body_decal(
                 if pill < 0.0 and inside > -0.012:
                     return pillar_mat, m.GLASS, coverage(-inside_glass, aa), 0.0
                 return frame, m.GLASS, coverage(-inside_glass, aa), 0.0
-            if decal[m.FLOAT_ROOF] > 0.5 and x < rear_edge:
-                # a floating roof's rear pillar is black from the side glass to the tail, so the
-                # roof seems to hover (body colour there read as a Subaru estate's)
-                return m.PAINT, m.BLACKGLOSS, coverage(x - rear_edge + 0.012, aa), 0.0
             return m.PAINT, m.TRIM, coverage(-(inside_glass + 0.012), aa), 0.0
         # facing forward, backward or up: windshield, rear glass, roof
         corner = smooth(0.28, 0.5, any_)

@@ -1109,15 +1109,3 @@ def test_a_modern_cars_bonnet_crowns_from_a_tight_edge_over_its_fascia() -> None
     assert modern_fall < old_fall
     assert modern_crown > 0.03
     assert old_crown < 0.01
-
-
-def test_a_floating_roofs_rear_pillar_is_black_behind_the_side_glass() -> None:
-    # body colour there read as a Subaru estate's on the Explorer
-    def rear_pillar(roof: str) -> int:
-        model = model_of(body="suv", roof=roof, height=1780)
-        d = model.decal
-        x = float(d[m.WIN_REAR] + d[m.X_REAR]) / 2
-        return side_overlay(model, x, prof(model.profile, d, x, 1) + 0.1)
-
-    assert rear_pillar("floating") == m.BLACKGLOSS
-    assert rear_pillar("box") != m.BLACKGLOSS

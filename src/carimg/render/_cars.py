@@ -32,7 +32,7 @@ _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
 _BLUNT_EDGE = (0.06, 0.04)  # run and fall (m) of a modern blunt nose's bonnet edge
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
-_FULL_BAND = 2.0  # the tail lamps' bar slot: 1 a thin bar between the lamps, 2 a band as deep
+_FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
@@ -141,10 +141,11 @@ class _Silhouette:
             # over 20 cm, every modern car's nose read as a 1990s wedge)
             pts = [(0.0, self.nose_z - _BLUNT_EDGE[1]), (_BLUNT_EDGE[0], self.nose_z)]
             # and crowns on its way up to the screen (a straight slope read as a wedge)
+            run, rise = self.cowl_s - _BLUNT_EDGE[0], self.cowl_z - self.nose_z
             for t in (0.25, 0.5, 0.75):
-                s_t = _BLUNT_EDGE[0] + t * (self.cowl_s - _BLUNT_EDGE[0])
-                rise = self.cowl_z - self.nose_z
-                pts.append((s_t, self.nose_z + rise * (1.0 - (1.0 - t) ** 1.8)))
+                pts.append(
+                    (_BLUNT_EDGE[0] + t * run, self.nose_z + rise * (1.0 - (1.0 - t) ** 1.8))
+                )
         if p.has("fender_peaks") and p.engine in ("mid", "rear"):
             # no radiator to cover: the wings' fronts lean back over a low lip, the lamps laid
             # on them (an upright face read as a front-engined GT's, a 928)

@@ -30,6 +30,7 @@ def era(year: int) -> float:
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
+_ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window over its engine lid
 _BLUNT_EDGE = (0.06, 0.04)  # run and fall (m) of a modern blunt nose's bonnet edge
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
 _FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
@@ -1071,6 +1072,10 @@ def _decal_params(
     gh_end = sil.deck_s if plan.rear in ("notch", "fast", "open") else L
     if plan.rear in ("pickup", "truck"):
         gh_end = sil.rr_s + 0.06
+    if plan.rear == "fast" and plan.engine == "rear":
+        # a short rear window over a long engine lid (run on down the flyline, the 911's glass
+        # read as a glass hatch, a 928's)
+        gh_end = min(gh_end, sil.rr_s + _ENGINE_LID_GLASS)
     p[m.X_GH_END] = x_of(gh_end)
     if gh_end >= L:
         # the greenhouse runs onto the tail's end cap (box and hatch rears): include it, or the

@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 65,
+GOLDEN: dict[str, Any] = {'version': 67,
  'hashes': {'saloon@30': '22036186719b2892',
             'saloon@90': 'c2ac0956155e90dc',
             'saloon@200': '635de64cff7fb6fd',

@@ -1109,3 +1109,13 @@ def test_a_modern_cars_bonnet_crowns_from_a_tight_edge_over_its_fascia() -> None
     assert modern_fall < old_fall
     assert modern_crown > 0.03
     assert old_crown < 0.01
+
+
+def test_a_rear_engined_coupes_rear_window_is_short_over_a_long_engine_lid() -> None:
+    # run on down the flyline, the 911's glass read as a glass hatch, a 928's
+    def glass_length(engine: str) -> float:
+        d = model_of(body="coupe", doors=2, roof="fastback", engine=engine, height=1300).decal
+        return float(d[m.X_RR] - d[m.X_GH_END])
+
+    assert glass_length("rear") < 0.6
+    assert glass_length("front") > 0.6

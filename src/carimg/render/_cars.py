@@ -1246,12 +1246,7 @@ def _decal_params(
         # a modern mid-engined car's is a deep scoop in the door's rear (C8, 488, NSX NC1); a
         # slot there read as the first NSX's or a 348's
         p[m.SIDE_INTAKE_H] = 0.15 if plan.year >= _DEEP_INTAKES_FROM else 0.08
-    _lamps_and_grille(p, plan, s, w, sil.nose_z)
-    if plan.taillamps == "l_shape":
-        # the L stands on the belt at the tail: its upright climbs the pillar beside the rear
-        # glass, its leg runs in under the glass (under the belt it read as a Volvo XC90's)
-        p[m.TL_Z] = float(belt[-1]) + p[m.TL_H] - 0.06
-        p[m.TL_Y] -= 0.06  # inboard of the greenhouse's tumblehome, on the tail's face
+    _lamps_and_grille(p, plan, s, w, sil.nose_z, float(belt[-1]))
     # wheels by kind: off-roaders six thick spokes, sports cars many thin dark ones, luxury cars
     # many bright ones, the rest five to seven
     rng = np.random.default_rng(int(plan.length * 1000) * 7919 + int(plan.height * 1000))
@@ -1283,8 +1278,11 @@ def _place_lamp(p: F64, hw: float, hh: float, y: float, z: float) -> None:
     p[m.HL_W], p[m.HL_H], p[m.HL_Y], p[m.HL_Z] = hw, hh, y, z
 
 
-def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> None:
-    """Head lamps, grille, intake and tail lamps in front/rear-view coordinates (|y|, z)."""
+def _lamps_and_grille(
+    p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float, belt_tail: float
+) -> None:
+    """Head lamps, grille, intake and tail lamps in front/rear-view coordinates (|y|, z);
+    `belt_tail` is the belt's height at the tail."""
     L = plan.length
     big = L > 6
     w_front = float(np.interp(0.2, s, w))
@@ -1473,3 +1471,9 @@ def _lamps_and_grille(p: F64, plan: BodyPlan, s: F64, w: F64, nose_z: float) -> 
     # (sports cars kept body-colour bumpers: a band round a Viper or MX-5 read as a Corvette C4's)
     banded = plan.style not in ("bus", "truck", "coupe", "convertible")
     p[m.BUMPER_BAND] = 0.13 if plan.year < 1997 and banded else 0.0
+    if plan.taillamps == "l_shape":
+        # the L stands on the belt at the tail (the bumper line keeps to the upright lamps' place
+        # under it): its upright climbs the pillar beside the rear glass, its leg runs in under
+        # the glass (under the belt it read as a Volvo XC90's)
+        p[m.TL_Z] = belt_tail + p[m.TL_H] - 0.06
+        p[m.TL_Y] -= 0.06  # inboard of the greenhouse's tumblehome, on the tail's face

@@ -150,6 +150,7 @@ FEATURES: Final = frozenset(
         "square_arches",  # flat-topped arches: the cut-out, flares and cladding (RAV4, H1, Bronco)
         "black_pillars",  # blacked-out pillars on any roof line (MINI from 2001)
         "sail_pillar",  # a wide blind pillar behind short rear-door glass (FJ Cruiser)
+        "four_light",  # a modern saloon with no quarter light behind its rear door (Phantom)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

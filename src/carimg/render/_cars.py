@@ -33,6 +33,8 @@ _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's
 _ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window over its engine lid
 _BLUNT_EDGE = (0.06, 0.04)  # run and fall (m) of a modern blunt nose's bonnet edge
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
+_SIX_LIGHT_FROM = 2005  # saloons from this model year have a quarter light behind the rear door
+_QUARTER_LIGHT_MIN = 0.16  # the shortest quarter light drawn (m)
 _FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
@@ -988,13 +990,17 @@ _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, flo
     "twin_round": (0.068, 0.068, 1.0, 0.0, -0.16, 0.0, 0.068, 0.068),
     "oval": (0.14, 0.075, 1.0, 0.05, 0.0, 0.0, 0.0, 0.0),
     "rect": (0.2, 0.07, 0.25, 0.0, 0.0, 0.0, 0.0, 0.0),
-    "slim": (0.24, 0.032, 0.6, 0.18, 0.0, 0.0, 0.0, 0.0),
+    "slim": (0.24, 0.042, 0.6, 0.12, 0.0, 0.0, 0.0, 0.0),
     "split": (0.22, 0.018, 0.9, 0.12, 0.0, -0.2, 0.1, 0.05),
     "popup": (0.2, 0.004, 0.2, 0.0, 0.0, 0.0, 0.0, 0.0),
     "stacked": (0.1, 0.05, 0.4, 0.0, 0.0, -0.13, 0.1, 0.05),
-    "swept": (0.26, 0.05, 0.8, 0.3, 0.0, 0.0, 0.0, 0.0),
+    "swept": (0.26, 0.055, 0.8, 0.2, 0.0, 0.0, 0.0, 0.0),
     "teardrop": (0.12, 0.08, 1.0, 0.25, 0.0, 0.0, 0.0, 0.0),
 }
+# head lamps that wrap back along the wing from `_WRAPPED_FROM` → the share of their height they
+# lose by the wrap's rear end (swept lamps narrow to a point, boxy ones keep their depth)
+_WRAPPED_LAMPS = {"slim": 0.6, "swept": 0.6, "teardrop": 0.6, "rect": 0.25, "oval": 0.3}
+_WRAPPED_FROM = 1998
 # tail lamp vocabulary → (half width m, half height m, round, second lamp dy, bar)
 _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "rect": (0.17, 0.07, 0.3, 0.0, 0.0),
@@ -1177,6 +1183,22 @@ def _decal_params(
         pillars = [b_pos]
         if plan.rear in ("box", "hatch") and win_rear_s - b_pos > 1.35:
             pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
+        rear_door_end = min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)
+        six_light = (
+            plan.style == "sedan"
+            and plan.rear in ("notch", "fast")
+            and plan.year >= _SIX_LIGHT_FROM
+            and not plan.has("four_light")
+        )
+        if six_light:
+            # a modern saloon's small fixed quarter light in the C-pillar, behind the rear door's
+            # glass, tapering under the falling roof (door glass alone read as a 1990s saloon's,
+            # or a four-door coupe's when it ran on to the pillar's end)
+            win_rear_s = min(max(win_rear_s, rear_door_end + 0.3), sil.deck_s - 0.3)
+            p[m.WIN_REAR] = x_of(win_rear_s)
+            p[m.WIN_REAR_LEAN] = 0.5
+            if win_rear_s - rear_door_end > _QUARTER_LIGHT_MIN:
+                pillars.append(rear_door_end - 0.03)
     widths = [pillar_w] * len(pillars)
     sail = plan.has("sail_pillar") and len(pillars) == 2
     if sail:
@@ -1316,6 +1338,14 @@ def _lamps_and_grille(
     if plan.has("headlamp_pods"):
         p[m.HL_W] = p[m.HL_H] = p[m.HL2_W] = p[m.HL2_H] = 0.0  # the lamps stand in their pods
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
+    taper = _WRAPPED_LAMPS.get(plan.headlamps)
+    laid_on_wings = plan.has("fender_peaks") or plan.has("headlamp_pods")
+    if taper is not None and plan.year >= _WRAPPED_FROM and not big and not laid_on_wings:
+        # a modern lamp runs some 9 % of the car's length back along the wing, ending ahead of
+        # the arch (drawn on the front alone, every lamp read as the same thin brow)
+        run = min(float(np.clip(0.09 * L, 0.2, 0.42)), plan.front_oh - 0.12)
+        if run > 0.15:
+            p[m.HL_WRAP], p[m.HL_WRAP_TAPER] = run, taper
     # Honda's wing is a thick chrome blade; Toyota's bar over its slim upper grille is a strip
     p[m.GRILLE_BAR_H] = 0.032 if plan.make == "honda" else 0.018
     if plan.style == "pickup":

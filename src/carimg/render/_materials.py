@@ -97,6 +97,8 @@ HL_DOTS: Final = _layout.slot("hl_dots")  # 1 = four light points in each head l
 HL_YSIGN: Final = _layout.slot("hl_ysign")  # 1 = a Y-shaped light in each head lamp
 HL_CLAMP: Final = _layout.slot("hl_clamp")  # 1 = a light C round each lamp, open to the grille
 HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each lamp's outer end
+HL_WRAP: Final = _layout.slot("hl_wrap")  # how far (m) each head lamp runs back along the wing
+HL_WRAP_TAPER: Final = _layout.slot("hl_wrap_taper")  # share of its height lost by its rear end
 TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright bars
 TL_L: Final = _layout.slot("tl_l")  # 1 = each tail lamp is an L: up the pillar, a leg inwards
 TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre

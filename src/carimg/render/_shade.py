@@ -18,6 +18,7 @@ from carimg.render._surfaces import shade_material
 
 PAINT_FLAG = 1.0
 _WRAP_REACH = 0.46  # how far a wrapped tail lamp runs along the flank from the tail (m)
+_HEAD_WRAP_RISE = 0.12  # rise (m per m back) of a head lamp's run along the wing, under the bonnet
 
 
 @njit(cache=True, nogil=True)
@@ -60,6 +61,26 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
         y_f = decal[m.HL_Y] + decal[m.HL_W] * 0.55
         d = min(d, rrect(ay, zs, y_f, -decal[m.HL_H] - 0.09, 0.013, 0.1, 0.01))
     return d, zs
+
+
+@njit(cache=True, nogil=True)
+def _head_lamp_wrap(x: float, ay: float, z: float, decal: np.ndarray) -> float:
+    """Signed distance to a head lamp's run back along the wing from its outer end, rising under
+    the bonnet's edge and narrowing to its rear end."""
+    run = decal[m.HL_WRAP]
+    t = max(decal[m.X_FRONT] - x, 0.0) / run
+    z_c = decal[m.HL_Z] + decal[m.HL_SLANT] * decal[m.HL_W] + _HEAD_WRAP_RISE * run * t
+    h = decal[m.HL_H] * (1.0 - decal[m.HL_WRAP_TAPER] * t)
+    inner = decal[m.HL_Y] + decal[m.HL_W] * 0.5 - ay  # from the lamp's outer half outwards
+    return float(max(abs(z - z_c) - h, max(decal[m.X_FRONT] - run - x, inner)))
+
+
+@njit(cache=True, nogil=True)
+def _lamp_fill(d: float, pattern: float, aa: float) -> tuple[int, int, float, float]:
+    """A lamp's lens inside its outline (d < 0), its dark bezel in the 6 mm round it."""
+    if d > 0.0:
+        return m.PAINT, m.BLACKGLOSS, coverage(d - 0.006, aa), 0.0
+    return m.BLACKGLOSS, m.HEADLIGHT, coverage(d, aa), pattern
 
 
 @njit(cache=True, nogil=True)
@@ -459,10 +480,18 @@ def body_decal(
     # the tail's graphics reach 30 cm round its corners, a wrapped lamp's further
     reach = _WRAP_REACH if decal[m.TL_WRAP] > 0.5 else 0.3
     rear = nx < -0.3 or (x < decal[m.X_REAR] + reach and nx < 0.05)
+    # a modern lamp runs back along the wing's side, under the bonnet (on the front alone, every
+    # lamp read as the same thin brow)
+    wrap = decal[m.HL_WRAP] > 0.0 and nz < 0.7 and nx > -0.05
+    if wrap and not front and x > decal[m.X_FRONT] - decal[m.HL_WRAP] - 0.02:
+        d_w = _head_lamp_wrap(x, ay, z, decal)
+        if d_w < aa + 0.006:
+            return _lamp_fill(d_w, 0.0, aa)
     if front and x > decal[m.X_FRONT] - 0.6:
         # headlights, grille, lower intake (front view coordinates)
         d_hl, zs = _head_lamp(ay, z, decal)
-        if d_hl < aa + 0.006:
+        d_lens = min(d_hl, _head_lamp_wrap(x, ay, z, decal)) if wrap else d_hl
+        if d_lens < aa + 0.006:
             pat = 0.0
             if decal[m.HL_FANG] > 0.5 and zs < -decal[m.HL_H]:
                 pat = 1.0  # the fang is all light
@@ -481,9 +510,7 @@ def body_decal(
                 )
             elif decal[m.DRL] > 0.5:
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
-            if d_hl > 0.0:
-                return m.PAINT, m.BLACKGLOSS, coverage(d_hl - 0.006, aa), 0.0
-            return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_hl, aa), pat
+            return _lamp_fill(d_lens, pat, aa)
         if decal[m.UPPER_WHITE] > 0.5:
             # the white upper body comes down the nose to the lamps' line (ID. Buzz)
             d_w = decal[m.HL_H] * 0.3 + 0.012 - zs

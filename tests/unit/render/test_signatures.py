@@ -601,6 +601,7 @@ BODIES_TO_TRY: list[dict[str, Any]] = [
     {"body": "convertible", "doors": 2, "roof": "soft_top", "engine": "mid", "height": 1150},
     {"body": "coupe", "doors": 2, "roof": "fastback", "engine": "rear", "height": 1300},
     {"year": 2005},  # an older car: what a modern one has anyway (black pillars) shows
+    {"body": "sedan", "doors": 4, "roof": "three_box", "length": 4700},
 ]
 
 
@@ -1119,3 +1120,31 @@ def test_a_rear_engined_coupes_rear_window_is_short_over_a_long_engine_lid() -> 
 
     assert glass_length("rear") < 0.6
     assert glass_length("front") > 0.6
+
+
+def test_a_modern_head_lamp_runs_back_along_the_wing() -> None:
+    # drawn on the front face alone, every modern lamp read as the same thin brow
+    def wing_behind_the_lamp(year: int, headlamps: str = "swept") -> int:
+        model = model_of(year=year, headlamps=headlamps)
+        d = model.decal
+        x = float(d[m.X_FRONT]) - 0.25
+        z_outer_end = float(d[m.HL_Z] + d[m.HL_SLANT] * d[m.HL_W]) + 0.12 * 0.25
+        y = body_half_width_at(model, x)  # on the wing's side, outboard of the front's lamps
+        _, overlay, cover, _ = body_decal(x, y, z_outer_end, 0.0, 1.0, 0.0, 0.002, d, model.profile)
+        return overlay if cover > 0.5 else m.BODY
+
+    assert wing_behind_the_lamp(2020) == m.HEADLIGHT
+    assert wing_behind_the_lamp(2020, headlamps="round") != m.HEADLIGHT
+    assert wing_behind_the_lamp(1990) != m.HEADLIGHT  # a 1990s lamp stays on the front
+
+
+def test_a_modern_saloon_has_a_quarter_light_behind_its_rear_door() -> None:
+    # door glass alone read as a 1990s saloon's or a four-door coupe's
+    def side_lights(year: int, **changes: Any) -> int:
+        saloon = {"body": "sedan", "doors": 4, "roof": "three_box", "length": 4700}
+        d = model_of(year=year, **{**saloon, **changes}).decal
+        return int(d[m.N_PILLARS]) + 1
+
+    assert side_lights(2020) == 3
+    assert side_lights(1995) == 2
+    assert side_lights(2020, features=["four_light"]) == 2

@@ -1001,6 +1001,9 @@ _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, flo
 # lose by the wrap's rear end (swept lamps narrow to a point, boxy ones keep their depth)
 _WRAPPED_LAMPS = {"slim": 0.6, "swept": 0.6, "teardrop": 0.6, "rect": 0.25, "oval": 0.3}
 _WRAPPED_FROM = 1998
+_TAIL_WRAP_FULL = 0.46  # how far a `wrap` tail lamp runs along the flank from the tail (m)
+_TAIL_TURNS = ("rect", "slim", "c_shape", "bar")  # modern tail lamps that turn the corner
+_TAIL_TURN = 0.16  # how far those run onto the flank (m)
 # tail lamp vocabulary → (half width m, half height m, round, second lamp dy, bar)
 _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "rect": (0.17, 0.07, 0.3, 0.0, 0.0),
@@ -1008,7 +1011,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "round": (0.07, 0.07, 1.0, 0.0, 0.0),
     "twin_round": (0.06, 0.06, 1.0, -0.15, 0.0),
     "bar": (0.16, 0.035, 0.6, 0.0, 1.0),
-    "slim": (0.22, 0.03, 0.6, 0.0, 0.0),
+    "slim": (0.22, 0.038, 0.6, 0.0, 0.0),
     "wrap": (0.2, 0.06, 0.4, 0.0, 0.0),
     "tri_bar": (0.15, 0.1, 0.3, 0.0, 0.0),
     "c_shape": (0.2, 0.08, 0.5, 0.0, 0.0),
@@ -1404,7 +1407,11 @@ def _lamps_and_grille(
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
     p[m.TL_L] = 1.0 if plan.taillamps == "l_shape" else 0.0
-    p[m.TL_WRAP] = 1.0 if plan.taillamps == "wrap" else 0.0
+    p[m.TL_WRAP] = _TAIL_WRAP_FULL if plan.taillamps == "wrap" else 0.0
+    if plan.taillamps in _TAIL_TURNS and plan.year >= _WRAPPED_FROM and not big:
+        # a modern lamp turns the corner onto the flank (on the tail's face alone it read as a
+        # shared, pasted-on part)
+        p[m.TL_WRAP] = _TAIL_TURN
     top = p[m.HL_Z] + hh * (1.0 if ford_truck else 0.3)
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in _BIG_MOUTHS:

@@ -102,7 +102,7 @@ HL_WRAP_TAPER: Final = _layout.slot("hl_wrap_taper")  # share of its height lost
 TL_TRI: Final = _layout.slot("tl_tri")  # 1 = each tail lamp is three upright bars
 TL_L: Final = _layout.slot("tl_l")  # 1 = each tail lamp is an L: up the pillar, a leg inwards
 TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre
-TL_WRAP: Final = _layout.slot("tl_wrap")  # 1 = each tail lamp runs on round the corner
+TL_WRAP: Final = _layout.slot("tl_wrap")  # how far (m) each tail lamp runs along the flank, 0 none
 BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
 BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none

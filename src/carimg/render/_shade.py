@@ -17,7 +17,6 @@ from carimg.render._shapes import coverage, prof, rrect, smooth
 from carimg.render._surfaces import shade_material
 
 PAINT_FLAG = 1.0
-_WRAP_REACH = 0.46  # how far a wrapped tail lamp runs along the flank from the tail (m)
 _HEAD_WRAP_RISE = 0.12  # rise (m per m back) of a head lamp's run along the wing, under the bonnet
 
 
@@ -136,11 +135,12 @@ def _tail_lamp(x: float, ay: float, zt_: float, any_: float, decal: np.ndarray) 
         y_leg = decal[m.TL_Y] - decal[m.TL_W] - leg_w + 0.03
         d_leg = rrect(ay, zt_, y_leg, -decal[m.TL_H] + 0.035, leg_w, 0.035, 0.02)
         d_tl = min(d_tl, d_leg)
-    if decal[m.TL_WRAP] > 0.5 and any_ > 0.5:
-        # a wrapped lamp runs on round the corner some 45 cm along the flank (flush on the
-        # tail alone it read as a Volvo's or an Audi's)
-        half = (_WRAP_REACH + 0.02) / 2  # from 2 cm round the corner on the tail
-        d_wrap = rrect(x, zt_, decal[m.X_REAR] + _WRAP_REACH - half, 0.0, half, decal[m.TL_H], 0.03)
+    reach = decal[m.TL_WRAP]
+    if reach > 0.0 and any_ > 0.5:
+        # the lamp runs on round the corner along the flank (flush on the tail alone it read as
+        # pasted on: the Rogue's and Qashqai's as a Volvo's or an Audi's)
+        half = (reach + 0.02) / 2  # from 2 cm round the corner on the tail
+        d_wrap = rrect(x, zt_, decal[m.X_REAR] + reach - half, 0.0, half, decal[m.TL_H], 0.03)
         d_tl = min(d_tl, d_wrap)
     if decal[m.TL_C] > 0.5:
         # a C-shaped band: the lamp's outline less an inner cut opening towards the centre
@@ -478,7 +478,7 @@ def body_decal(
                 return m.PAINT, m.BLACKGLOSS, coverage(d_s - 0.006, aa), 0.0
             return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_s, aa), 0.0
     # the tail's graphics reach 30 cm round its corners, a wrapped lamp's further
-    reach = _WRAP_REACH if decal[m.TL_WRAP] > 0.5 else 0.3
+    reach = max(decal[m.TL_WRAP], 0.3)
     rear = nx < -0.3 or (x < decal[m.X_REAR] + reach and nx < 0.05)
     # a modern lamp runs back along the wing's side, under the bonnet (on the front alone, every
     # lamp read as the same thin brow)

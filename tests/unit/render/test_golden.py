@@ -80,16 +80,16 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 68,
- 'hashes': {'saloon@30': 'e59e23622caea88f',
-            'saloon@90': 'cb565114b61e23b9',
-            'saloon@200': '1893841a346f6305',
+GOLDEN: dict[str, Any] = {'version': 69,
+ 'hashes': {'saloon@30': '8bf0e9b2609217f1',
+            'saloon@90': '068085b8342937c0',
+            'saloon@200': 'be60c78e9aa1fe55',
             'off-roader@30': 'ee9cf38c533f048a',
             'off-roader@90': '7c06a2ea6ebca435',
             'off-roader@200': '9869f61cf52791c8',
-            'liftback@30': '751653e668198451',
-            'liftback@90': '1273a38c91dfa2ed',
-            'liftback@200': '61f863fd0505f70a',
+            'liftback@30': '2549e51aa85cf944',
+            'liftback@90': '12499eefbba9f6f7',
+            'liftback@200': '4f4e05fa75ec009b',
             'supercar@30': '0b79421f68ee05d8',
             'supercar@90': '0efe2d5ab3c1eb02',
             'supercar@200': 'ba424b693d740ba8',

@@ -1148,3 +1148,20 @@ def test_a_modern_saloon_has_a_quarter_light_behind_its_rear_door() -> None:
     assert side_lights(2020) == 3
     assert side_lights(1995) == 2
     assert side_lights(2020, features=["four_light"]) == 2
+
+
+def test_a_modern_tail_lamp_turns_the_corner_onto_the_flank() -> None:
+    # on the tail's face alone every lamp read as the same pasted-on part
+    def flank_behind_the_lamp(year: int, back: float) -> int:
+        model = model_of(year=year, taillamps="rect")
+        d = model.decal
+        x = float(d[m.X_REAR]) + back
+        y = body_half_width_at(model, x)  # on the flank, outboard of the tail's lamps
+        _, overlay, cover, _ = body_decal(
+            x, y, float(d[m.TL_Z]), 0.0, 1.0, 0.0, 0.002, d, model.profile
+        )
+        return overlay if cover > 0.5 else m.BODY
+
+    assert flank_behind_the_lamp(2020, 0.1) == m.TAILLIGHT
+    assert flank_behind_the_lamp(2020, 0.3) != m.TAILLIGHT  # a turn, not a `wrap` lamp's run
+    assert flank_behind_the_lamp(1990, 0.1) != m.TAILLIGHT

@@ -1343,9 +1343,11 @@ def _lamps_and_grille(
     p[m.HL_BAR] = 1.0 if plan.has("light_bar_front") else 0.0
     taper = _WRAPPED_LAMPS.get(plan.headlamps)
     laid_on_wings = plan.has("fender_peaks") or plan.has("headlamp_pods")
-    if taper is not None and plan.year >= _WRAPPED_FROM and not big and not laid_on_wings:
+    in_bumper = plan.has("stepped_nose")  # the Multipla's lower lamps sit in its bumper's face
+    if taper is not None and plan.year >= _WRAPPED_FROM and not (big or laid_on_wings or in_bumper):
         # a modern lamp runs some 9 % of the car's length back along the wing, ending ahead of
-        # the arch (drawn on the front alone, every lamp read as the same thin brow)
+        # the arch (drawn on the front alone, every lamp read as the same thin brow; wrapped,
+        # the Multipla's lower lamps read as a Renault Espace's, rounds 291-305)
         run = min(float(np.clip(0.09 * L, 0.2, 0.42)), plan.front_oh - 0.12)
         if run > 0.15:
             p[m.HL_WRAP], p[m.HL_WRAP_TAPER] = run, taper

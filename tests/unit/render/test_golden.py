@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 69,
+GOLDEN: dict[str, Any] = {'version': 70,
  'hashes': {'saloon@30': '8bf0e9b2609217f1',
             'saloon@90': '068085b8342937c0',
             'saloon@200': 'be60c78e9aa1fe55',

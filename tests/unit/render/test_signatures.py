@@ -1124,8 +1124,8 @@ def test_a_rear_engined_coupes_rear_window_is_short_over_a_long_engine_lid() -> 
 
 def test_a_modern_head_lamp_runs_back_along_the_wing() -> None:
     # drawn on the front face alone, every modern lamp read as the same thin brow
-    def wing_behind_the_lamp(year: int, headlamps: str = "swept") -> int:
-        model = model_of(year=year, headlamps=headlamps)
+    def wing_behind_the_lamp(year: int, headlamps: str = "swept", **changes: Any) -> int:
+        model = model_of(year=year, headlamps=headlamps, **changes)
         d = model.decal
         x = float(d[m.X_FRONT]) - 0.25
         z_outer_end = float(d[m.HL_Z] + d[m.HL_SLANT] * d[m.HL_W]) + 0.12 * 0.25
@@ -1136,6 +1136,9 @@ def test_a_modern_head_lamp_runs_back_along_the_wing() -> None:
     assert wing_behind_the_lamp(2020) == m.HEADLIGHT
     assert wing_behind_the_lamp(2020, headlamps="round") != m.HEADLIGHT
     assert wing_behind_the_lamp(1990) != m.HEADLIGHT  # a 1990s lamp stays on the front
+    # the Multipla's lower lamps stay in its bumper's face (wrapped, it read as an Espace)
+    stepped = {"body": "minivan", "roof": "van", "features": ["stepped_nose"]}
+    assert wing_behind_the_lamp(2002, headlamps="oval", **stepped) != m.HEADLIGHT
 
 
 def test_a_modern_saloon_has_a_quarter_light_behind_its_rear_door() -> None:

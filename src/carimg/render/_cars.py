@@ -1186,7 +1186,7 @@ def _decal_params(
         pillars = [b_pos]
         if plan.rear in ("box", "hatch") and win_rear_s - b_pos > 1.35:
             pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
-        rear_door_end = min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)
+        rear_door_end = _rear_door_end(plan, b_pos, arch_r)
         six_light = (
             plan.style == "sedan"
             and plan.rear in ("notch", "fast")
@@ -1237,7 +1237,7 @@ def _decal_params(
             p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(s_a + 2.05), 0.08
     else:
         b_pos = pillars[0] if pillars else s_a + 1.0
-        seams = [s_a + 0.03, b_pos, min(b_pos + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)]
+        seams = [s_a + 0.03, b_pos, _rear_door_end(plan, b_pos, arch_r)]
         if plan.rear == "pickup":
             seams[2] = min(seams[2], sil.rr_s - 0.08)
         if sail:
@@ -1296,6 +1296,12 @@ def _decal_params(
     p[m.ROOF_Z] = plan.height
     p[m.CLEARANCE] = plan.clearance
     return p
+
+
+def _rear_door_end(plan: BodyPlan, b_pillar_s: float, arch_r: float) -> float:
+    """Where a four-door's rear door ends (s): a door's length behind the B-pillar, or at the rear
+    arch's front."""
+    return min(b_pillar_s + 1.0, plan.front_oh + plan.wheelbase - arch_r + 0.1)
 
 
 def _place_lamp(p: F64, hw: float, hh: float, y: float, z: float) -> None:

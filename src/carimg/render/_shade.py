@@ -474,9 +474,7 @@ def body_decal(
         # the upper lamps on the step at the screen's base (the first Multipla)
         d_s = rrect(ay, z, decal[m.STEP_Y], decal[m.STEP_Z], 0.1, 0.05, 0.04)
         if d_s < aa + 0.006:
-            if d_s > 0.0:
-                return m.PAINT, m.BLACKGLOSS, coverage(d_s - 0.006, aa), 0.0
-            return m.BLACKGLOSS, m.HEADLIGHT, coverage(d_s, aa), 0.0
+            return _lamp_fill(d_s, 0.0, aa)
     # the tail's graphics reach 30 cm round its corners, a wrapped lamp's further
     reach = max(decal[m.TL_WRAP], 0.3)
     rear = nx < -0.3 or (x < decal[m.X_REAR] + reach and nx < 0.05)

@@ -1001,6 +1001,9 @@ _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, flo
 # lose by the wrap's rear end (swept lamps narrow to a point, boxy ones keep their depth)
 _WRAPPED_LAMPS = {"slim": 0.6, "swept": 0.6, "teardrop": 0.6, "rect": 0.25, "oval": 0.3}
 _WRAPPED_FROM = 1998
+# a pickup's slim or swept lamps climb steeply to the grille's top corners: its tall upright face
+# wears them as a V (at a car's gentler slant the Hilux read as a Triton, rounds 291-310)
+_PICKUP_SLANT = {"slim": 0.18, "swept": 0.3}
 _TAIL_WRAP_FULL = 0.46  # how far a `wrap` tail lamp runs along the flank from the tail (m)
 _TAIL_TURNS = ("rect", "slim", "c_shape", "bar")  # modern tail lamps that turn the corner
 _TAIL_TURN = 0.16  # how far those run onto the flank (m)
@@ -1324,7 +1327,7 @@ def _lamps_and_grille(
         hw, hh, hround, slant = 0.22, 0.09, 0.3, 0.0
     p[m.HL_W], p[m.HL_H] = hw, hh
     p[m.HL_ROUND] = hround
-    p[m.HL_SLANT] = slant
+    p[m.HL_SLANT] = _PICKUP_SLANT.get(plan.headlamps, slant) if plan.style == "pickup" else slant
     p[m.HL_Y] = w_front - hw - 0.03
     p[m.HL_Z] = nose_z - hh - 0.035 if not big else plan.clearance + 0.55
     if plan.style == "pickup":

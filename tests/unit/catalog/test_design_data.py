@@ -74,6 +74,16 @@ def test_every_bundled_record_is_the_one_found_for_some_year() -> None:
     assert unreachable == []
 
 
+def test_every_generation_is_recorded_once_under_its_name() -> None:
+    # a second record of the same generation (the Cube's as a wagon beside its tall-box hatchback)
+    # leaves the drawn shell to file order wherever the catalog's body style matches neither
+    seen: dict[tuple[str, str, str], int] = {}
+    for g in load_design_data().generations:
+        key = (g.make, g.model, g.generation)
+        seen[key] = seen.get(key, 0) + 1
+    assert [key for key, count in seen.items() if count > 1] == []
+
+
 def test_a_bad_record_is_reported_with_its_line_number() -> None:
     lines = [json.dumps(RECORD), "# a comment", json.dumps(record(length="long"))]
     with pytest.raises(DesignDataError, match=r"generations.jsonl:3: length must be a number"):

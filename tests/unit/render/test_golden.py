@@ -80,10 +80,10 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 70,
- 'hashes': {'saloon@30': '8bf0e9b2609217f1',
-            'saloon@90': '068085b8342937c0',
-            'saloon@200': 'be60c78e9aa1fe55',
+GOLDEN: dict[str, Any] = {'version': 71,
+ 'hashes': {'saloon@30': 'f44217db1e88e92a',
+            'saloon@90': '1e1183fc0a25a779',
+            'saloon@200': 'd6535bf93f138ac0',
             'off-roader@30': 'ee9cf38c533f048a',
             'off-roader@90': '7c06a2ea6ebca435',
             'off-roader@200': '9869f61cf52791c8',

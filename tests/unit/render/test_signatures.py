@@ -1168,3 +1168,12 @@ def test_a_modern_tail_lamp_turns_the_corner_onto_the_flank() -> None:
     assert flank_behind_the_lamp(2020, 0.1) == m.TAILLIGHT
     assert flank_behind_the_lamp(2020, 0.3) != m.TAILLIGHT  # a turn, not a `wrap` lamp's run
     assert flank_behind_the_lamp(1990, 0.1) != m.TAILLIGHT
+
+
+def test_a_pickups_swept_lamps_climb_to_the_grilles_corners() -> None:
+    # at a car's gentle slant the Hilux's face lost its V and read as a Triton's
+    def slant(**changes: Any) -> float:
+        return float(model_of(headlamps="swept", **changes).decal[m.HL_SLANT])
+
+    pickup = {"body": "pickup", "roof": "cab", "cab": "crew", "length": 5300}
+    assert slant(**pickup) > slant() + 0.05

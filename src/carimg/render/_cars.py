@@ -36,6 +36,7 @@ _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
 _SIX_LIGHT_FROM = 2005  # saloons from this model year have a quarter light behind the rear door
 _QUARTER_LIGHT_MIN = 0.16  # the shortest quarter light drawn (m)
 _FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
+_NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap's radius
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
@@ -392,11 +393,16 @@ def _loft(
         for phi in [*np.linspace(0, np.pi / 2, 6)[1:], np.pi / 2]:
             inset = r * (1 - np.cos(phi))
             sy, sz = max(0.0, 1 - inset / half_w), max(0.0, 1 - inset / half_h)
+            # the nose's lower edge turns under tightly (rounded as deep as its top, the whole
+            # bumper curved away into a dark band under every car and hid its lower intake)
+            drop = max(centre_z[idx] - float(base[:, 1].min()), 1e-3)
+            sz_low = max(0.0, 1 - _NOSE_FOOT * inset / drop) if front else sz
             if len(rings) == 5:
-                sy = sz = 0.0  # collapse to a point: the shell is closed
+                sy = sz = sz_low = 0.0  # collapse to a point: the shell is closed
             sec = base.copy()
             sec[:, 0] *= sy
-            sec[:, 1] = centre_z[idx] + (sec[:, 1] - centre_z[idx]) * sz
+            below = sec[:, 1] < centre_z[idx]
+            sec[:, 1] = centre_z[idx] + (sec[:, 1] - centre_z[idx]) * np.where(below, sz_low, sz)
             ds = r * np.sin(phi)
             x_s = s[idx] - ds if front else s[idx] + ds
             rings.append(np.column_stack([np.full(len(sec), x_s), sec]))
@@ -515,6 +521,10 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     if plan.rear in ("notch", "fast") and plan.style not in ("pickup", "truck"):
         # a car's tail narrows in plan towards a rounded end, not a flat box back
         pr_r, tail_in = pr_r + 0.2, tail_in + 0.03
+    elif plan.rear in ("hatch", "box") and plan.style not in ("van", "bus", "truck"):
+        # a modern hatch's or crossover's tail rounds in plan too (a flat, square-cornered
+        # back read as a 1990s wagon's or an off-roader's)
+        pr_r, tail_in = pr_r + 0.25 * plan.era, tail_in + 0.05 * plan.era
     taper_f = (0.04 + 0.12 * rnd) * np.clip(1 - s / pr_f, 0, 1) ** 2
     taper_r = tail_in * np.clip(1 - (L - s) / pr_r, 0, 1) ** 2
     if L > 6:
@@ -1482,7 +1492,7 @@ def _lamps_and_grille(
         # BMW's lamps reach in to touch the kidneys from the F30 on (older ones stand apart)
         outer, inner = p[m.HL_Y] + p[m.HL_W], p[m.GR_W] + 0.005
         p[m.HL_Y], p[m.HL_W] = (outer + inner) / 2, (outer - inner) / 2
-    p[m.LI_Z] = plan.clearance + 0.16
+    p[m.LI_Z] = plan.clearance + 0.2  # clear of the nose's foot, where it turns under
     p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)
     p[m.LI_H] = 0.05 if plan.grille != "none" else 0.075
     if plan.headlamps == "round_low":

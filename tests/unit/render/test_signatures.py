@@ -1177,3 +1177,26 @@ def test_a_pickups_swept_lamps_climb_to_the_grilles_corners() -> None:
 
     pickup = {"body": "pickup", "roof": "cab", "cab": "crew", "length": 5300}
     assert slant(**pickup) > slant() + 0.05
+
+
+def test_the_noses_lower_edge_turns_under_tightly() -> None:
+    # rounded as deep as its top, the bumper curved away into a dark band under every car's nose
+    # and hid its lower intake
+    model = model_of()
+    verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
+    centre = verts[np.abs(verts[:, 1]) < 0.05]
+    nose = centre[centre[:, 0] > float(model.decal[m.X_FRONT]) - 0.4]
+    foot = float(nose[:, 2].min())
+    intake_foot = float(model.decal[m.LI_Z] - model.decal[m.LI_H])
+    face_at_intake = float(nose[np.abs(nose[:, 2] - intake_foot) < 0.03][:, 0].max())
+    assert intake_foot > foot
+    assert face_at_intake > float(model.decal[m.X_FRONT]) - 0.03
+
+
+@pytest.mark.parametrize(("roof", "body"), [("hatch", "hatchback"), ("box", "suv")])
+def test_a_modern_hatchs_tail_rounds_in_plan(roof: str, body: str) -> None:
+    # a flat, square-cornered back read as a 1990s wagon's or an off-roader's
+    model = model_of(roof=roof, body=body)
+    x_rear = float(model.decal[m.X_REAR])
+    corner = body_half_width_at(model, x_rear + 0.12)
+    assert corner < 0.9 * body_half_width_at(model, x_rear + 1.0)

@@ -603,8 +603,12 @@ def _blunt_nose(plan: BodyPlan) -> bool:
         and not plan.has("round_body")
         and not any(plan.has(f) for f in _OFF_ROAD)
         and plan.engine == "front"  # with no engine under it, a sports car's nose is a low wedge
-        # a van's or MPV's nose is its own (the ID. Buzz lost its name under the blunt one)
-        and plan.style not in ("bus", "truck", "van", "minivan")
+        # a van's nose is its own, and so is a one-box MPV's (the ID. Buzz lost its name under
+        # the blunt one); an MPV with a bonnet wears a car's (bullet-nosed, the Odyssey read as
+        # a 1990 Trans Sport "dustbuster", rounds 311-318)
+        and plan.style not in ("bus", "truck", "van")
+        and not (plan.style == "minivan" and plan.cowl_s - plan.front_oh < _MPV_BONNET)
+        and not plan.has("stepped_nose")
     )
 
 
@@ -1013,6 +1017,8 @@ _WRAPPED_LAMPS = {"slim": 0.6, "swept": 0.6, "teardrop": 0.6, "rect": 0.25, "ova
 _WRAPPED_FROM = 1998
 # a pickup's slim or swept lamps climb steeply to the grille's top corners: its tall upright face
 # wears them as a V (at a car's gentler slant the Hilux read as a Triton, rounds 291-310)
+_MPV_BONNET = 0.2  # the shortest bonnet (screen's base behind the front axle, m) of a car-nosed MPV
+_FLAT_HALO_FROM = 2012  # model year of the first flat-topped halo rings
 _PICKUP_SLANT = {"slim": 0.18, "swept": 0.3}
 _TAIL_WRAP_FULL = 0.46  # how far a `wrap` tail lamp runs along the flank from the tail (m)
 _TAIL_TURNS = ("rect", "slim", "c_shape", "bar")  # modern tail lamps that turn the corner
@@ -1424,6 +1430,10 @@ def _lamps_and_grille(
         # a wide, shallow mouth whose top meets the lamps' inner ends (an Alfa shield is narrow
         # and tall); the width is set at its middle, the taper widens the top by 45 %
         p[m.GR_W] = max(p[m.HL_Y], 0.3) / 1.4
+        # dark bars across it: a mesh V under the lamps read as a Lexus spindle or an Audi
+        # frame (Rogue and Qashqai, rounds 311-318)
+        if p[m.GR_TYPE] != m.GR_CLOSED:
+            p[m.GR_TYPE] = 0
         p[m.GR_H] = gh * 1.4
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0
@@ -1488,6 +1498,10 @@ def _lamps_and_grille(
     if plan.grille_w > 0.0:
         # measured from a front photograph: the widest line of the outline (top or bottom)
         p[m.GR_W] = plan.grille_w / 2 / (1.0 + abs(p[m.GR_TAPER]))
+    if p[m.HL_HALO] and plan.year >= _FLAT_HALO_FROM:
+        # from the F30 on, BMW's rings fill the lamp's depth, cut flat by its top edge under a
+        # light eyebrow (small whole rings in a long lamp read as the E39's, rounds 311-318)
+        p[m.HL_HALO] = m.HALO_FLAT
     if plan.grille == "kidney" and plan.make == "bmw" and plan.year >= 2012:
         # BMW's lamps reach in to touch the kidneys from the F30 on (older ones stand apart)
         outer, inner = p[m.HL_Y] + p[m.HL_W], p[m.GR_W] + 0.005

@@ -90,9 +90,13 @@ def _rim_ring(d_lamp: float) -> float:
 
 @njit(cache=True, nogil=True)
 def _halo_rings(ay: float, zs: float, decal: np.ndarray) -> float:
-    """Glow of two light rings side by side in a head lamp (BMW's twin rings)."""
-    r = min(decal[m.HL_H] * 0.8, decal[m.HL_W] * 0.42)
+    """Glow of two light rings side by side in a head lamp (BMW's twin rings); flat ones fill
+    the lamp's depth, the lamp's top edge cuts them, and an eyebrow of light runs along it."""
+    flat = decal[m.HL_HALO] == m.HALO_FLAT
+    r = min(decal[m.HL_H] * (1.15 if flat else 0.8), decal[m.HL_W] * 0.42)
     glow = 0.0
+    if flat:
+        glow = 1.0 - smooth(0.004, 0.011, abs(zs - decal[m.HL_H] * 0.78))
     for side in (-1.0, 1.0):
         dy = ay - decal[m.HL_Y] - side * decal[m.HL_W] * 0.48
         ring = abs(math.sqrt(dy * dy + zs * zs) - r)

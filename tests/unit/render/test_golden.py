@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 72,
+GOLDEN: dict[str, Any] = {'version': 73,
  'hashes': {'saloon@30': 'f45c59087893c997',
             'saloon@90': '77a8682a8e130c92',
             'saloon@200': '98ae406f2b12dbca',
@@ -93,8 +93,8 @@ GOLDEN: dict[str, Any] = {'version': 72,
             'supercar@30': '9d1af71db02d20ff',
             'supercar@90': 'eba4adda9eea0533',
             'supercar@200': '09372e62a77e1e78',
-            'crossover@30': '24cdfb59393bb68f',
-            'crossover@90': 'bdad5790cc1c7624',
+            'crossover@30': '846bb94fdeb06a1f',
+            'crossover@90': 'da94691fb4256eb1',
             'crossover@200': '6424a1a4aa82079a',
             'truck@30': '58984132484cca08',
             'truck@90': '17ff0400288eee7a',

@@ -12,11 +12,11 @@ import pytest
 from carimg.catalog import parse_generation
 from carimg.catalog._design import FEATURES
 from carimg.render import _materials as m
-from carimg.render._cars import _half_section, _Silhouette, build_from_plan
+from carimg.render._cars import _blunt_nose, _half_section, _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._render import render_model
-from carimg.render._shade import _head_lamp, body_decal
+from carimg.render._shade import _halo_rings, _head_lamp, body_decal
 from carimg.render._shapes import prof
 from carimg.render._studio import studio_map
 from carimg.render._surfaces import shade_material
@@ -907,7 +907,7 @@ def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
         ({"headlamps": "popup"}, False),
         ({"features": ["round_body"]}, False),
         ({"year": 1998}, False),
-        ({"body": "minivan", "roof": "van"}, False),
+        ({"body": "minivan", "roof": "van", "hints": {"cowl": 0}}, False),  # one-box (ID. Buzz)
         ({"body": "coupe", "doors": 2, "roof": "fastback", "engine": "mid"}, False),
     ):
         model = model_of(**changes)
@@ -1200,3 +1200,36 @@ def test_a_modern_hatchs_tail_rounds_in_plan(roof: str, body: str) -> None:
     x_rear = float(model.decal[m.X_REAR])
     corner = body_half_width_at(model, x_rear + 0.12)
     assert corner < 0.9 * body_half_width_at(model, x_rear + 1.0)
+
+
+def test_a_v_motion_mouth_wears_dark_bars_not_a_mesh() -> None:
+    # a mesh V under the lamps read as a Lexus spindle or an Audi frame (Rogue, Qashqai)
+    d = model_of(make="nissan", body="suv", roof="box", grille="v_motion").decal
+    assert d[m.GR_TYPE] == 0
+
+
+def test_a_modern_bmws_halo_rings_fill_the_lamp_under_a_light_eyebrow() -> None:
+    # small whole rings in a long lamp read as the E39's on every F30 (rounds 311-318)
+    def lamp(year: int) -> np.ndarray:
+        return model_of(
+            make="bmw", year=year, grille="kidney", features=["halo_rings"], years=[1995, 2022]
+        ).decal
+
+    modern, older = lamp(2015), lamp(2005)
+    assert modern[m.HL_HALO] == m.HALO_FLAT and older[m.HL_HALO] == 1.0
+    brow = float(modern[m.HL_H]) * 0.78
+    assert _halo_rings(float(modern[m.HL_Y]), brow, modern) > 0.9
+    assert _halo_rings(float(older[m.HL_Y]), float(older[m.HL_H]) * 0.78, older) < 0.1
+
+
+def test_an_mpv_with_a_bonnet_wears_a_cars_blunt_nose() -> None:
+    # bullet-nosed, the Odyssey read as a 1990 Trans Sport "dustbuster"; a one-box MPV keeps its
+    # own nose (the ID. Buzz)
+    def blunt(cowl: int) -> bool:
+        record = parse_generation(
+            {**HATCH, "body": "minivan", "roof": "van", "hints": {"cowl": cowl}}
+        )
+        return _blunt_nose(_plan_from_record(record, 2020))
+
+    assert blunt(300)
+    assert not blunt(0)

@@ -137,6 +137,7 @@ FEATURES: Final = frozenset(
         "ring_drl",  # a day-time light ring tracing each round lamp's rim (MINI from 2014)
         "four_dot",  # four light points in each head lamp (Porsche from 2014)
         "y_lamps",  # a Y-shaped light in each head lamp (Lamborghini from 2011)
+        "boomerang_drl",  # a light along each head lamp's foot and up its outer end (Nissan)
         "engine_louvres",  # a slatted engine lid behind the rear glass (911 from 2012)
         "closed_grille",  # the grille's outline closed by a smooth panel (BMW i3)
         "c_clamp",  # a light C round each head lamp, open towards the grille (F-150 2015-2020)

@@ -602,7 +602,9 @@ def _blunt_nose(plan: BodyPlan) -> bool:
         and plan.headlamps != "popup"
         and not plan.has("round_body")
         and not any(plan.has(f) for f in _OFF_ROAD)
-        and plan.engine == "front"  # with no engine under it, a sports car's nose is a low wedge
+        # with no engine under it, a sports car's nose is a low wedge; a rear-engined city hatch
+        # keeps a car's upright face (bullet-nosed, the i3 read as a BMW MPV in 8 of 8 rounds)
+        and (plan.engine == "front" or plan.style == "hatchback")
         # a van's nose is its own, and so is a one-box MPV's (the ID. Buzz lost its name under
         # the blunt one); an MPV with a bonnet wears a car's (bullet-nosed, the Odyssey read as
         # a 1990 Trans Sport "dustbuster", rounds 311-318)
@@ -1058,6 +1060,7 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.HL_RING: "ring_drl",
     m.HL_YSIGN: "y_lamps",
     m.HL_CLAMP: "c_clamp",
+    m.HL_BOOMERANG: "boomerang_drl",
 }
 
 

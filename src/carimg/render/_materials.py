@@ -97,6 +97,7 @@ HL_RING: Final = _layout.slot("hl_ring")  # 1 = a light ring tracing each head l
 HL_DOTS: Final = _layout.slot("hl_dots")  # 1 = four light points in each head lamp
 HL_YSIGN: Final = _layout.slot("hl_ysign")  # 1 = a Y-shaped light in each head lamp
 HL_CLAMP: Final = _layout.slot("hl_clamp")  # 1 = a light C round each lamp, open to the grille
+HL_BOOMERANG: Final = _layout.slot("hl_boomerang")  # 1 = a light along the foot, up the outer end
 HL_FANG: Final = _layout.slot("hl_fang")  # 1 = a day-time light drops from each lamp's outer end
 HL_WRAP: Final = _layout.slot("hl_wrap")  # how far (m) each head lamp runs back along the wing
 HL_WRAP_TAPER: Final = _layout.slot("hl_wrap_taper")  # share of its height lost by its rear end

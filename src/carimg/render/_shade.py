@@ -114,17 +114,38 @@ def _four_dots(ay: float, zs: float, decal: np.ndarray) -> float:
 
 
 @njit(cache=True, nogil=True)
-def _y_light(u: float, zs: float, w: float, h: float) -> float:
-    """Glow of a Y-shaped light line inside a lamp of half sizes w, h (Lamborghini's Y), at
-    lamp-centred u (outwards) and zs."""
+def _light_lines(
+    u: float, zs: float, lines: tuple[tuple[float, float, float, float], ...]
+) -> float:
+    """Glow of straight light lines (y0, z0, y1, z1) inside a lamp, at lamp-centred u
+    (outwards) and zs."""
     d = 1e9
-    # the stem runs outwards along the lamp, the two arms fork towards its inner end
-    for y0, z0, y1, z1 in ((0.0, 0.0, 0.8 * w, 0.0), (0.0, 0.0, -0.7 * w, 0.7 * h),
-                           (0.0, 0.0, -0.7 * w, -0.7 * h)):  # fmt: skip
+    for y0, z0, y1, z1 in lines:
         ly, lz = y1 - y0, z1 - z0
         t = min(max(((u - y0) * ly + (zs - z0) * lz) / (ly * ly + lz * lz), 0.0), 1.0)
         d = min(d, math.hypot(u - y0 - t * ly, zs - z0 - t * lz))
     return 1.0 - smooth(0.004, 0.011, d)
+
+
+@njit(cache=True, nogil=True)
+def _y_light(u: float, zs: float, w: float, h: float) -> float:
+    """Glow of a Y-shaped light inside a lamp of half sizes w, h (Lamborghini's Y): the stem
+    runs outwards along the lamp, the two arms fork towards its inner end."""
+    return _light_lines(
+        u, zs, ((0.0, 0.0, 0.8 * w, 0.0), (0.0, 0.0, -0.7 * w, 0.7 * h),
+                (0.0, 0.0, -0.7 * w, -0.7 * h)),
+    )  # fmt: skip
+
+
+@njit(cache=True, nogil=True)
+def _boomerang_light(u: float, zs: float, w: float, h: float) -> float:
+    """Glow of Nissan's boomerang inside a lamp of half sizes w, h: along the lamp's foot from
+    its inner end, then up its outer end."""
+    return _light_lines(
+        u,
+        zs,
+        ((-0.8 * w, -0.55 * h, 0.6 * w, -0.55 * h), (0.6 * w, -0.55 * h, 0.85 * w, 0.6 * h)),
+    )
 
 
 @njit(cache=True, nogil=True)
@@ -505,6 +526,8 @@ def body_decal(
                 pat = _four_dots(ay, zs, decal)
             elif decal[m.HL_YSIGN] > 0.5:
                 pat = _y_light(ay - decal[m.HL_Y], zs, decal[m.HL_W], decal[m.HL_H])
+            elif decal[m.HL_BOOMERANG] > 0.5:
+                pat = _boomerang_light(ay - decal[m.HL_Y], zs, decal[m.HL_W], decal[m.HL_H])
             elif decal[m.HL_CLAMP] > 0.5:
                 # the ring inside the rim, less its inner end (F-150's C-clamp)
                 pat = _rim_ring(d_hl) * smooth(

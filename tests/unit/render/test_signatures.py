@@ -16,7 +16,7 @@ from carimg.render._cars import _blunt_nose, _half_section, _Silhouette, build_f
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._render import render_model
-from carimg.render._shade import _halo_rings, _head_lamp, body_decal
+from carimg.render._shade import _boomerang_light, _halo_rings, _head_lamp, body_decal
 from carimg.render._shapes import prof
 from carimg.render._studio import studio_map
 from carimg.render._surfaces import shade_material
@@ -65,6 +65,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["four_dot"]}, m.HL_DOTS),
         ({"features": ["ring_drl"]}, m.HL_RING),
         ({"features": ["y_lamps"]}, m.HL_YSIGN),
+        ({"features": ["boomerang_drl"]}, m.HL_BOOMERANG),
         ({"features": ["stepped_nose"]}, m.STEP_X),
         ({"features": ["triple_exhaust"]}, m.EXHAUST),
         ({"features": ["centre_exhaust"]}, m.EXHAUST),
@@ -904,6 +905,7 @@ def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
     # a bullet nose rounding to mid-height read as a 1980s wedge with its lamps in the bumper
     for changes, high in (
         ({"headlamps": "swept"}, True),
+        ({"engine": "rear"}, True),  # a rear-engined city hatch keeps a car's face (i3)
         ({"headlamps": "popup"}, False),
         ({"features": ["round_body"]}, False),
         ({"year": 1998}, False),
@@ -1233,3 +1235,10 @@ def test_an_mpv_with_a_bonnet_wears_a_cars_blunt_nose() -> None:
 
     assert blunt(300)
     assert not blunt(0)
+
+
+def test_nissans_boomerang_runs_along_the_lamps_foot_and_up_its_outer_end() -> None:
+    w, h = 0.26, 0.055
+    assert _boomerang_light(0.0, -0.55 * h, w, h) > 0.9  # along the foot
+    assert _boomerang_light(0.72 * w, 0.0, w, h) > 0.9  # up the outer end
+    assert _boomerang_light(-0.5 * w, 0.4 * h, w, h) < 0.1  # the inner end's top stays dark

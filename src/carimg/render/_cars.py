@@ -605,12 +605,9 @@ def _blunt_nose(plan: BodyPlan) -> bool:
         # with no engine under it, a sports car's nose is a low wedge; a rear-engined city hatch
         # keeps a car's upright face (bullet-nosed, the i3 read as a BMW MPV in 8 of 8 rounds)
         and (plan.engine == "front" or plan.style == "hatchback")
-        # a van's nose is its own, and so is a one-box MPV's (the ID. Buzz lost its name under
-        # the blunt one); an MPV with a bonnet wears a car's (bullet-nosed, the Odyssey read as
-        # a 1990 Trans Sport "dustbuster", rounds 311-318)
-        and plan.style not in ("bus", "truck", "van")
-        and not (plan.style == "minivan" and plan.cowl_s - plan.front_oh < _MPV_BONNET)
-        and not plan.has("stepped_nose")
+        # a van's or MPV's nose is its own (the ID. Buzz lost its name under the blunt one; the
+        # Odyssey under it read as an estate, a Volvo V70, in 4 of 4 rounds, 335-341)
+        and plan.style not in ("bus", "truck", "van", "minivan")
     )
 
 
@@ -1019,7 +1016,6 @@ _WRAPPED_LAMPS = {"slim": 0.6, "swept": 0.6, "teardrop": 0.6, "rect": 0.25, "ova
 _WRAPPED_FROM = 1998
 # a pickup's slim or swept lamps climb steeply to the grille's top corners: its tall upright face
 # wears them as a V (at a car's gentler slant the Hilux read as a Triton, rounds 291-310)
-_MPV_BONNET = 0.2  # the shortest bonnet (screen's base behind the front axle, m) of a car-nosed MPV
 _FLAT_HALO_FROM = 2012  # model year of the first flat-topped halo rings
 _PICKUP_SLANT = {"slim": 0.18, "swept": 0.3}
 _TAIL_WRAP_FULL = 0.46  # how far a `wrap` tail lamp runs along the flank from the tail (m)

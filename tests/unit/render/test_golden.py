@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 74,
+GOLDEN: dict[str, Any] = {'version': 75,
  'hashes': {'saloon@30': 'f45c59087893c997',
             'saloon@90': '77a8682a8e130c92',
             'saloon@200': '98ae406f2b12dbca',

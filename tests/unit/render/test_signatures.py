@@ -12,7 +12,7 @@ import pytest
 from carimg.catalog import parse_generation
 from carimg.catalog._design import FEATURES
 from carimg.render import _materials as m
-from carimg.render._cars import _blunt_nose, _half_section, _Silhouette, build_from_plan
+from carimg.render._cars import _half_section, _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._render import render_model
@@ -909,7 +909,7 @@ def test_a_cars_nose_rounds_to_a_face_under_its_bonnets_edge() -> None:
         ({"headlamps": "popup"}, False),
         ({"features": ["round_body"]}, False),
         ({"year": 1998}, False),
-        ({"body": "minivan", "roof": "van", "hints": {"cowl": 0}}, False),  # one-box (ID. Buzz)
+        ({"body": "minivan", "roof": "van"}, False),
         ({"body": "coupe", "doors": 2, "roof": "fastback", "engine": "mid"}, False),
     ):
         model = model_of(**changes)
@@ -1222,19 +1222,6 @@ def test_a_modern_bmws_halo_rings_fill_the_lamp_under_a_light_eyebrow() -> None:
     brow = float(modern[m.HL_H]) * 0.78
     assert _halo_rings(float(modern[m.HL_Y]), brow, modern) > 0.9
     assert _halo_rings(float(older[m.HL_Y]), float(older[m.HL_H]) * 0.78, older) < 0.1
-
-
-def test_an_mpv_with_a_bonnet_wears_a_cars_blunt_nose() -> None:
-    # bullet-nosed, the Odyssey read as a 1990 Trans Sport "dustbuster"; a one-box MPV keeps its
-    # own nose (the ID. Buzz)
-    def blunt(cowl: int) -> bool:
-        record = parse_generation(
-            {**HATCH, "body": "minivan", "roof": "van", "hints": {"cowl": cowl}}
-        )
-        return _blunt_nose(_plan_from_record(record, 2020))
-
-    assert blunt(300)
-    assert not blunt(0)
 
 
 def test_nissans_boomerang_runs_along_the_lamps_foot_and_up_its_outer_end() -> None:

@@ -37,6 +37,7 @@ _SIX_LIGHT_FROM = 2005  # saloons from this model year have a quarter light behi
 _QUARTER_LIGHT_MIN = 0.16  # the shortest quarter light drawn (m)
 _FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
 _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap's radius
+_INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
@@ -1508,6 +1509,10 @@ def _lamps_and_grille(
     p[m.LI_Z] = plan.clearance + 0.2  # clear of the nose's foot, where it turns under
     p[m.LI_W] = w_front * (0.5 if plan.grille != "none" else 0.62)
     p[m.LI_H] = 0.05 if plan.grille != "none" else 0.075
+    if p[m.GR_W] > 0.0 and p[m.GR_Z] - p[m.GR_H] < p[m.LI_Z] + p[m.LI_H] + _INTAKE_GAP:
+        # a mouth reaching down into the bumper is the intake (a second one under the MX-5's
+        # oval read as another car, rounds 311-350)
+        p[m.LI_W] = 0.0
     if plan.headlamps == "round_low":
         # lamps low in the bumper (Fiat 500): the intake is a mouth between them, not under them
         p[m.LI_W] = max(min(p[m.LI_W], p[m.HL_Y] - p[m.HL_W] - 0.04), 0.05)

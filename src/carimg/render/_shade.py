@@ -585,9 +585,11 @@ def body_decal(
                 # thick bright bars across a dark grille (Ford's trucks)
                 return m.BLACKGLOSS, m.CHROME, (1.0 - pattern) * (1.0 - inset), 0.0
             return m.BLACKGLOSS, m.TRIM, 1.0, max(pattern, inset)
-        d_li = rrect(ay, z, 0.0, decal[m.LI_Z], decal[m.LI_W], decal[m.LI_H], decal[m.LI_H] * 0.7)
-        if d_li < aa:
-            return m.PAINT, m.TRIM, coverage(d_li, aa), 0.6
+        if decal[m.LI_W] > 0.0:
+            li_h = decal[m.LI_H]
+            d_li = rrect(ay, z, 0.0, decal[m.LI_Z], decal[m.LI_W], li_h, li_h * 0.7)
+            if d_li < aa:
+                return m.PAINT, m.TRIM, coverage(d_li, aa), 0.6
         if z < decal[m.CLEARANCE] + 0.06 and decal[m.CLADDING] > 0.5:
             return m.PAINT, m.TRIM, coverage(z - decal[m.CLEARANCE] - 0.06, aa), 0.0
     if rear and x < decal[m.X_REAR] + 0.6:

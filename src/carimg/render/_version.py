@@ -12,7 +12,7 @@ import hashlib
 from importlib import resources
 from typing import Final
 
-RENDER_CODE_VERSION: Final = 75
+RENDER_CODE_VERSION: Final = 76
 
 
 def _design_data_digest() -> str:

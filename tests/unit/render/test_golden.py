@@ -80,8 +80,8 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 75,
- 'hashes': {'saloon@30': 'f45c59087893c997',
+GOLDEN: dict[str, Any] = {'version': 76,
+ 'hashes': {'saloon@30': '3efd634dadf6b66f',
             'saloon@90': '77a8682a8e130c92',
             'saloon@200': '98ae406f2b12dbca',
             'off-roader@30': '29d4627d20a9beb2',
@@ -90,7 +90,7 @@ GOLDEN: dict[str, Any] = {'version': 75,
             'liftback@30': 'fbb0ddbe8980b6d2',
             'liftback@90': '070bd743d2e5d26b',
             'liftback@200': '217bbec3fe54bb37',
-            'supercar@30': '9d1af71db02d20ff',
+            'supercar@30': '14e16852ec3a4c5a',
             'supercar@90': 'eba4adda9eea0533',
             'supercar@200': '09372e62a77e1e78',
             'crossover@30': '846bb94fdeb06a1f',

@@ -1229,3 +1229,10 @@ def test_nissans_boomerang_runs_along_the_lamps_foot_and_up_its_outer_end() -> N
     assert _boomerang_light(0.0, -0.55 * h, w, h) > 0.9  # along the foot
     assert _boomerang_light(0.72 * w, 0.0, w, h) > 0.9  # up the outer end
     assert _boomerang_light(-0.5 * w, 0.4 * h, w, h) < 0.1  # the inner end's top stays dark
+
+
+def test_a_mouth_reaching_into_the_bumper_is_the_intake() -> None:
+    # a second intake under the MX-5's low oval read as another car
+    low_mouth = model_of(grille="trapezoid").decal
+    assert low_mouth[m.LI_W] == 0.0
+    assert model_of(grille="bars").decal[m.LI_W] > 0.0

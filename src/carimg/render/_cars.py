@@ -1015,9 +1015,9 @@ _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, flo
 # lose by the wrap's rear end (swept lamps narrow to a point, boxy ones keep their depth)
 _WRAPPED_LAMPS = {"slim": 0.6, "swept": 0.6, "teardrop": 0.6, "rect": 0.25, "oval": 0.3}
 _WRAPPED_FROM = 1998
+_FLAT_HALO_FROM = 2012  # model year of the first flat-topped halo rings
 # a pickup's slim or swept lamps climb steeply to the grille's top corners: its tall upright face
 # wears them as a V (at a car's gentler slant the Hilux read as a Triton, rounds 291-310)
-_FLAT_HALO_FROM = 2012  # model year of the first flat-topped halo rings
 _PICKUP_SLANT = {"slim": 0.18, "swept": 0.3}
 _TAIL_WRAP_FULL = 0.46  # how far a `wrap` tail lamp runs along the flank from the tail (m)
 _TAIL_TURNS = ("rect", "slim", "c_shape", "bar")  # modern tail lamps that turn the corner

@@ -90,8 +90,8 @@ GR_BARS: Final = _layout.slot("gr_bars")
 GR_V: Final = _layout.slot("gr_v")  # 1 = a chrome U hugs the tapering mouth (V-motion)
 GRILLE_BAR: Final = _layout.slot("grille_bar")  # 1 = a chrome bar joins the lamps over the grille
 GRILLE_BAR_H: Final = _layout.slot("grille_bar_h")  # its half height
-HL_HALO: Final = _layout.slot("hl_halo")  # two light rings in each head lamp: 1 whole,
-HALO_FLAT: Final = 2.0  # big rings cut flat by the lamp's top under a light eyebrow (2012 on)
+HL_HALO: Final = _layout.slot("hl_halo")  # two light rings in each head lamp: 1 whole rings,
+HALO_FLAT: Final = 2.0  # or big rings cut flat by the lamp's top under a light eyebrow (2012 on)
 SLIDE_RAIL: Final = _layout.slot("slide_rail")  # x where a sliding door's rail starts, 0 none
 HL_RING: Final = _layout.slot("hl_ring")  # 1 = a light ring tracing each head lamp's rim
 HL_DOTS: Final = _layout.slot("hl_dots")  # 1 = four light points in each head lamp

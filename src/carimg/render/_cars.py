@@ -390,13 +390,13 @@ def _loft(
         base = full[idx]
         half_w = max(float(np.abs(base[:, 0]).max()), 1e-3)
         half_h = max(float(np.ptp(base[:, 1])) / 2, 1e-3)
+        # the nose's lower edge turns under tightly (rounded as deep as its top, the whole
+        # bumper curved away into a dark band under every car and hid its lower intake)
+        drop = max(centre_z[idx] - float(base[:, 1].min()), 1e-3)
         rings: list[F64] = []
         for phi in [*np.linspace(0, np.pi / 2, 6)[1:], np.pi / 2]:
             inset = r * (1 - np.cos(phi))
             sy, sz = max(0.0, 1 - inset / half_w), max(0.0, 1 - inset / half_h)
-            # the nose's lower edge turns under tightly (rounded as deep as its top, the whole
-            # bumper curved away into a dark band under every car and hid its lower intake)
-            drop = max(centre_z[idx] - float(base[:, 1].min()), 1e-3)
             sz_low = max(0.0, 1 - _NOSE_FOOT * inset / drop) if front else sz
             if len(rings) == 5:
                 sy = sz = sz_low = 0.0  # collapse to a point: the shell is closed
@@ -983,7 +983,8 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "oval": (0.34, 0.1, 1.0, 0.0, 0.0, 0.0, 0, 0, 1),
     "trapezoid": (0.42, 0.13, 0.3, 0.3, 0.0, 0.0, 0, 0, 3),
     "inverted_trapezoid": (0.42, 0.17, 0.35, -0.22, 0.0, 0.0, 0, 0, 0),
-    "v_motion": (0.52, 0.13, 0.25, -0.4, 0.0, 0.0, 0, 0, 3),
+    # dark bars: a mesh V under the lamps read as a Lexus spindle or an Audi frame (Rogue, Qashqai)
+    "v_motion": (0.52, 0.13, 0.25, -0.4, 0.0, 0.0, 0, 0, 0),
     "hot_rod": (0.2, 0.15, 0.7, 0.15, 0.0, 0.0, 0, 0, 0),
 }
 # mouths that fill the nose below the lamps' tops, not kept between the lamps like a grille
@@ -1430,10 +1431,6 @@ def _lamps_and_grille(
         # a wide, shallow mouth whose top meets the lamps' inner ends (an Alfa shield is narrow
         # and tall); the width is set at its middle, the taper widens the top by 45 %
         p[m.GR_W] = max(p[m.HL_Y], 0.3) / 1.4
-        # dark bars across it: a mesh V under the lamps read as a Lexus spindle or an Audi
-        # frame (Rogue and Qashqai, rounds 311-318)
-        if p[m.GR_TYPE] != m.GR_CLOSED:
-            p[m.GR_TYPE] = 0
         p[m.GR_H] = gh * 1.4
     p[m.TL_TRI] = 1.0 if plan.taillamps == "tri_bar" else 0.0
     p[m.TL_C] = 1.0 if plan.taillamps == "c_shape" else 0.0

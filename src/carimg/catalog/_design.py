@@ -142,6 +142,7 @@ FEATURES: Final = frozenset(
         "closed_grille",  # the grille's outline closed by a smooth panel (BMW i3)
         "c_clamp",  # a light C round each head lamp, open towards the grille (F-150 2015-2020)
         "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)
+        "belt_kick",  # the side glass's lower edge sweeps up over the rear quarter (CR-V RW)
         "wing_turrets",  # indicator pods standing on the front wings (G-Class)
         "tridion",  # a contrasting safety-cell frame round the cabin and behind the doors (smart)
         "kamm_glass",  # a cut-off Kamm tail with a second, upright pane under the spoiler (Prius)

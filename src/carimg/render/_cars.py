@@ -38,6 +38,8 @@ _QUARTER_LIGHT_MIN = 0.16  # the shortest quarter light drawn (m)
 _FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
 _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap's radius
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
+_BELT_DROP_RUN = 0.1  # how long a run (m) a stepped-down window line takes to drop
+_BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over its rear quarter
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
@@ -1254,7 +1256,7 @@ def _decal_params(
         # the sliding door's rail runs back along the rear quarter under the glass
         p[m.SLIDE_RAIL] = x_of(s_a + 1.95)
         if plan.has("belt_drop"):
-            p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(s_a + 2.05), 0.08
+            _belt_step(p, x_of(s_a + 2.05), 0.08, _BELT_DROP_RUN)
     else:
         b_pos = pillars[0] if pillars else s_a + 1.0
         seams = [s_a + 0.03, b_pos, _rear_door_end(plan, b_pos, arch_r)]
@@ -1264,7 +1266,12 @@ def _decal_params(
             seams[2] = pillars[1] - widths[1] / 2 + 0.12  # a short rear door, ending under it
         if plan.has("belt_drop"):
             # the window line dips behind the B-pillar (the i3's "stream flow")
-            p[m.BELT_DROP_X], p[m.BELT_DROP] = x_of(b_pos + 0.1), 0.16
+            _belt_step(p, x_of(b_pos + 0.1), 0.16, _BELT_DROP_RUN)
+        elif plan.has("belt_kick"):
+            # the window line sweeps up over the rear quarter (level to the tail, a modern
+            # crossover read as a 2000s estate: an Outback, Forester or XC90)
+            kick_s = pillars[-1] - 0.05 if len(pillars) > 1 else seams[2] - 0.1
+            _belt_step(p, x_of(kick_s), -_BELT_KICK[0], _BELT_KICK[1])
     if plan.has("tridion"):
         # the safety cell's contrasting band rises behind the doors to the roof
         p[m.TRIDION_X] = x_of(seams[-1] + 0.02)
@@ -1316,6 +1323,11 @@ def _decal_params(
     p[m.ROOF_Z] = plan.height
     p[m.CLEARANCE] = plan.clearance
     return p
+
+
+def _belt_step(p: F64, x: float, drop: float, run: float) -> None:
+    """Step the side glass's lower edge down by `drop` (up where negative) behind x, over `run`."""
+    p[m.BELT_DROP_X], p[m.BELT_DROP], p[m.BELT_STEP_RUN] = x, drop, run
 
 
 def _rear_door_end(plan: BodyPlan, b_pillar_s: float, arch_r: float) -> float:

@@ -106,7 +106,8 @@ TL_L: Final = _layout.slot("tl_l")  # 1 = each tail lamp is an L: up the pillar,
 TL_C: Final = _layout.slot("tl_c")  # 1 = each tail lamp is a C opening towards the centre
 TL_WRAP: Final = _layout.slot("tl_wrap")  # how far (m) each tail lamp runs along the flank, 0 none
 BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
-BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none)
+BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none, < 0 up)
+BELT_STEP_RUN: Final = _layout.slot("belt_step_run")  # over how long a run (m) it steps
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
 WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner

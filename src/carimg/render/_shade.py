@@ -375,9 +375,11 @@ def body_decal(
         edge = min(w - 0.06 - ay, min(decal[m.BED_FRONT] - x, x - decal[m.BED_REAR]))
         return m.PAINT, m.TRIM, coverage(sd, aa), 1.0 - smooth(0.0, 0.25, edge)
     in_gh_x = decal[m.X_GH_END] - 0.02 < x < decal[m.X_A] + 0.03
-    if decal[m.BELT_DROP] > 0.0 and any_ > 0.5 and x < decal[m.BELT_DROP_X]:
-        # the side glass steps down at the rear quarter (the Odyssey's lightning bolt)
-        belt -= decal[m.BELT_DROP] * smooth(decal[m.BELT_DROP_X], decal[m.BELT_DROP_X] - 0.1, x)
+    if decal[m.BELT_DROP] != 0.0 and any_ > 0.5 and x < decal[m.BELT_DROP_X]:
+        # the side glass steps down at the rear quarter (the Odyssey's lightning bolt) or
+        # sweeps up (a crossover's kick)
+        x_end = decal[m.BELT_DROP_X] - decal[m.BELT_STEP_RUN]
+        belt -= decal[m.BELT_DROP] * smooth(decal[m.BELT_DROP_X], x_end, x)
     if z > belt + 0.004 and in_gh_x and decal[m.CABIN_FRONT] == 0.0:
         pillar_mat = m.BLACKGLOSS if decal[m.PILLAR_BLACK] > 0.5 else m.PAINT
         if decal[m.UPPER_WHITE] > 0.5:

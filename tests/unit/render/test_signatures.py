@@ -1236,3 +1236,19 @@ def test_a_mouth_reaching_into_the_bumper_is_the_intake() -> None:
     low_mouth = model_of(grille="trapezoid").decal
     assert low_mouth[m.LI_W] == 0.0
     assert model_of(grille="bars").decal[m.LI_W] > 0.0
+
+
+def test_a_crossovers_kick_raises_its_window_line_over_the_rear_quarter() -> None:
+    def side_overlay(features: list[str], x: float, above_belt: float) -> int:
+        suv = model_of(body="suv", roof="box", features=features)
+        z = prof(suv.profile, suv.decal, x, 1) + above_belt
+        _, overlay, _, _ = body_decal(x, 0.8, z, 0.0, 1.0, 0.0, 0.002, suv.decal, suv.profile)
+        return int(overlay)
+
+    d = model_of(body="suv", roof="box", features=["belt_kick"]).decal
+    assert d[m.BELT_DROP] < 0.0
+    quarter = float(d[m.WIN_REAR]) + 0.05  # in the rear quarter light, by its rear edge
+    assert side_overlay([], quarter, 0.06) == m.GLASS
+    assert side_overlay(["belt_kick"], quarter, 0.06) != m.GLASS
+    front_door = float(d[m.WIN_FRONT]) - 0.3
+    assert side_overlay(["belt_kick"], front_door, 0.06) == m.GLASS

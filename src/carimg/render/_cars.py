@@ -40,6 +40,10 @@ _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
 _BELT_DROP_RUN = 0.1  # how long a run (m) a stepped-down window line takes to drop
 _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over its rear quarter
+# a rear-engined coupe's tail: its end cap's radius, and how much further it rounds and narrows
+# in plan (m; the 911's rear was an upright, square-cornered wall, a 928's)
+_ROUND_TAIL = (0.22, 0.2, 0.05)
+_FLYLINE_BEND = 0.85  # < 1 brings a flyline's fall forward from the tail towards its peak
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
@@ -199,15 +203,20 @@ class _Silhouette:
         if p.rear == "fast" and p.engine == "rear":
             # a rear-engined coupe's flyline: from the screen's top the roof curves down in one
             # unbroken line over the glass and engine lid to the tail (911; a flat roof
-            # ending at a steep glass read as a front-engined GT, a 928)
+            # ending at a steep glass read as a front-engined GT, a 928). It rounds over the
+            # front seats, falls straight through the glass and eases out along the lid: held
+            # high to the glass (t^1.6) it was still a 928 in 6 of 6 rounds (359-366)
             peak = self.rf_s + 0.12
             tail_s = L - 0.06
             return [
                 *pts,
                 (peak, self.roof_z),
                 *[
-                    (peak + (tail_s - peak) * t, self.roof_z - (self.roof_z - p.deck_z) * t**1.6)
-                    for t in np.linspace(0.0, 1.0, 10)[1:]
+                    (
+                        peak + (tail_s - peak) * t,
+                        self.roof_z - (self.roof_z - p.deck_z) * _flyline_fall(t),
+                    )
+                    for t in np.linspace(0.0, 1.0, 13)[1:]
                 ],
                 (L, p.deck_z - 0.12),
             ]
@@ -290,6 +299,12 @@ class _Silhouette:
             weight /= max(float(weight.max()), 1e-6)
             smooth = smooth + lift * weight
         return np.asarray(np.interp(s, fine, smooth), dtype=np.float64)
+
+
+def _flyline_fall(t: float) -> float:
+    """Share of its fall a 911's flyline has made at t (0 at its peak, 1 at the tail): an S
+    that falls a fifth by a quarter of the way and three quarters by the rear axle."""
+    return 0.5 - 0.5 * math.cos(math.pi * t**_FLYLINE_BEND)
 
 
 def _stations(
@@ -501,6 +516,8 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     arch_r = R + _arch_gap(plan)
     r_end_f = 0.05 + 0.12 * rnd if L < 6 else 0.12
     r_end_r = 0.04 + 0.09 * rnd if L < 6 else 0.08
+    if plan.engine == "rear" and plan.rear == "fast":
+        r_end_r = _ROUND_TAIL[0]  # a 911's tail rounds under, no upright wall (a 928's)
     s = _stations(plan, r_end_f, L - r_end_r, wheels, arch_r, sil.rr_s)
     zt = sil.top(s)
     # bottom: ride height, lifted at the overhang ends, arches over the wheels
@@ -524,6 +541,9 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     if plan.rear in ("notch", "fast") and plan.style not in ("pickup", "truck"):
         # a car's tail narrows in plan towards a rounded end, not a flat box back
         pr_r, tail_in = pr_r + 0.2, tail_in + 0.03
+        if plan.engine == "rear":
+            # a 911's engine rounds its tail in plan, between the hips
+            pr_r, tail_in = pr_r + _ROUND_TAIL[1], tail_in + _ROUND_TAIL[2]
     elif plan.rear in ("hatch", "box") and plan.style not in ("van", "bus", "truck"):
         # a modern hatch's or crossover's tail rounds in plan too (a flat, square-cornered
         # back read as a 1990s wagon's or an off-roader's)
@@ -642,7 +662,7 @@ def _haunches(plan: BodyPlan, s: F64, wheels: list[float], arch_r: float) -> F64
     if plan.style in ("van", "bus", "truck", "kei") or plan.has("faceted") or plan.length > 6:
         return np.zeros_like(s)
     if plan.engine == "rear":
-        amounts = (0.02, 0.09)  # a 911's hips, far wider than its cabin
+        amounts = (0.05, 0.09)  # a 911's hips, far wider than its cabin, its wings nearly so
     elif plan.engine == "mid":
         amounts = (0.02, 0.06)  # the wide rear haunches over the driven wheels
     elif plan.style in ("coupe", "convertible") or plan.has("fender_peaks"):
@@ -1166,7 +1186,7 @@ def _decal_params(
     if pointed:
         # a rear-engined coupe's quarter light runs back over the rear wheel and tapers to a
         # point under the falling roof (a short, upright-ended one read as a 928's)
-        win_rear_s = plan.front_oh + plan.wheelbase + 0.1
+        win_rear_s = plan.front_oh + plan.wheelbase - 0.3
         p[m.WIN_REAR_LEAN] = 1.6
     one_light = plan.rear == "fast" and plan.engine == "mid" and plan.year >= 2004
     if one_light:

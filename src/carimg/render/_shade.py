@@ -18,6 +18,8 @@ from carimg.render._surfaces import shade_material
 
 PAINT_FLAG = 1.0
 _HEAD_WRAP_RISE = 0.12  # rise (m per m back) of a head lamp's run along the wing, under the bonnet
+_INTAKE_FLARE = 0.15  # how much wider a lower intake is at its foot than at its middle
+_INTAKE_CELLS = 16.0  # a lower intake's mesh openings a metre (coarse enough to show at 480 px)
 
 
 @njit(cache=True, nogil=True)
@@ -254,8 +256,14 @@ def _grille_pattern(ay: float, z: float, decal: np.ndarray) -> float:
     if gt == 2:
         ph = ay * 30.0
         return smooth(0.25, 0.4, abs(ph - math.floor(ph) - 0.5))
-    cx = ay * 28.0
-    cy = z * 28.0 + 0.5 * (math.floor(cx) % 2.0)
+    return _honeycomb(ay, z, 28.0)
+
+
+@njit(cache=True, nogil=True)
+def _honeycomb(ay: float, z: float, cells: float) -> float:
+    """A mesh of `cells` openings a metre: 0 in each opening's middle, 1 on the web."""
+    cx = ay * cells
+    cy = z * cells + 0.5 * (math.floor(cx) % 2.0)
     dx = cx - math.floor(cx) - 0.5
     dy = cy - math.floor(cy) - 0.5
     return smooth(0.25, 0.38, math.sqrt(dx * dx + dy * dy))
@@ -588,10 +596,14 @@ def body_decal(
                 return m.BLACKGLOSS, m.CHROME, (1.0 - pattern) * (1.0 - inset), 0.0
             return m.BLACKGLOSS, m.TRIM, 1.0, max(pattern, inset)
         if decal[m.LI_W] > 0.0:
+            # the lower intake widens towards its foot and shows its mesh (a flat black strip
+            # read as a number plate's blank in every round of 359-382)
             li_h = decal[m.LI_H]
-            d_li = rrect(ay, z, 0.0, decal[m.LI_Z], decal[m.LI_W], li_h, li_h * 0.7)
+            li_w = decal[m.LI_W] * (1.0 + _INTAKE_FLARE * (decal[m.LI_Z] - z) / li_h)
+            d_li = rrect(ay, z, 0.0, decal[m.LI_Z], li_w, li_h, li_h * 0.7)
             if d_li < aa:
-                return m.PAINT, m.TRIM, coverage(d_li, aa), 0.6
+                mesh = 1.0 - _honeycomb(ay, z, _INTAKE_CELLS)
+                return m.PAINT, m.TRIM, coverage(d_li, aa), 0.35 + 0.6 * mesh
         if z < decal[m.CLEARANCE] + 0.06 and decal[m.CLADDING] > 0.5:
             return m.PAINT, m.TRIM, coverage(z - decal[m.CLEARANCE] - 0.06, aa), 0.0
     if rear and x < decal[m.X_REAR] + 0.6:

@@ -80,14 +80,14 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 78,
+GOLDEN: dict[str, Any] = {'version': 79,
  'hashes': {'saloon@30': '3efd634dadf6b66f',
             'saloon@90': '77a8682a8e130c92',
             'saloon@200': '98ae406f2b12dbca',
             'off-roader@30': '29d4627d20a9beb2',
             'off-roader@90': 'cf2fc7f4958e4f5c',
             'off-roader@200': '67bc4fcf5f24df4f',
-            'liftback@30': 'fbb0ddbe8980b6d2',
+            'liftback@30': '744d2a05b531c85a',
             'liftback@90': '070bd743d2e5d26b',
             'liftback@200': '217bbec3fe54bb37',
             'supercar@30': '14e16852ec3a4c5a',

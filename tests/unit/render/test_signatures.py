@@ -1286,3 +1286,22 @@ def test_a_rear_engined_coupes_front_wings_are_nearly_as_wide_as_its_hips() -> N
     d = coupe.decal
     hips = body_half_width_at(coupe, float(d[m.WHEEL_R]))
     assert body_half_width_at(coupe, float(d[m.WHEEL_F])) > 0.95 * hips
+
+
+def test_a_lower_intake_widens_to_its_foot_and_shows_a_mesh() -> None:
+    # a flat black strip under the bumper read as a number plate's blank (rounds 359-382)
+    model = model_of()
+    d = model.decal
+    assert d[m.LI_W] > 0.0
+    x = float(d[m.X_FRONT]) - 0.05
+
+    def intake(y: float, z: float) -> tuple[int, float, float]:
+        _, overlay, cover, pattern = body_decal(x, y, z, 1.0, 0.0, 0.0, 0.002, d, model.profile)
+        return int(overlay), float(cover), float(pattern)
+
+    z_foot, z_top = float(d[m.LI_Z] - 0.6 * d[m.LI_H]), float(d[m.LI_Z] + 0.6 * d[m.LI_H])
+    beyond = float(d[m.LI_W]) + 0.03
+    assert intake(beyond, z_foot)[:2] == (m.TRIM, 1.0)
+    assert intake(beyond, z_top)[1] == 0.0
+    patterns = {round(intake(y, float(d[m.LI_Z]))[2], 2) for y in np.linspace(0.0, 0.3, 25)}
+    assert max(patterns) - min(patterns) > 0.3

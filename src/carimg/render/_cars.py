@@ -1184,8 +1184,8 @@ def _decal_params(
         p[m.WIN_REAR_LEAN] = 0.12
     pointed = plan.rear == "fast" and plan.engine == "rear"
     if pointed:
-        # a rear-engined coupe's quarter light runs back over the rear wheel and tapers to a
-        # point under the falling roof (a short, upright-ended one read as a 928's)
+        # a rear-engined coupe's quarter light tapers to a point under the falling roof over the
+        # rear arch's front half (a short, upright-ended one read as a 928's)
         win_rear_s = plan.front_oh + plan.wheelbase - 0.3
         p[m.WIN_REAR_LEAN] = 1.6
     one_light = plan.rear == "fast" and plan.engine == "mid" and plan.year >= 2004

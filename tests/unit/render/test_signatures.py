@@ -1305,3 +1305,12 @@ def test_a_lower_intake_widens_to_its_foot_and_shows_a_mesh() -> None:
     assert intake(beyond, z_top)[1] == 0.0
     patterns = {round(intake(y, float(d[m.LI_Z]))[2], 2) for y in np.linspace(0.0, 0.3, 25)}
     assert max(patterns) - min(patterns) > 0.3
+
+
+def test_a_rear_engined_coupes_tail_rounds_under_at_its_end() -> None:
+    # an upright tail wall, 0.7 m from the bumper's foot to the lid, read as a 928's
+    coupe = model_of(body="coupe", doors=2, roof="fastback", engine="rear", height=1300)
+    x_end = float(coupe.decal[m.X_REAR]) + 0.06
+    verts = coupe.mesh.verts[np.unique(coupe.mesh.tris[coupe.mesh.mats == m.BODY])]
+    near = verts[np.abs(verts[:, 0] - x_end) < 0.02]
+    assert float(np.ptp(near[:, 2])) < 0.65

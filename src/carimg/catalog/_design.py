@@ -152,6 +152,7 @@ FEATURES: Final = frozenset(
         "square_arches",  # flat-topped arches: the cut-out, flares and cladding (RAV4, H1, Bronco)
         "black_pillars",  # blacked-out pillars on any roof line (MINI from 2001)
         "sail_pillar",  # a wide blind pillar behind short rear-door glass (FJ Cruiser)
+        "triple_intake",  # three lower intakes, a bar of body colour between each (Porsche 993 on)
         "four_light",  # a modern saloon with no quarter light behind its rear door (Phantom)
     }
 )

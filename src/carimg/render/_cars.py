@@ -37,6 +37,9 @@ _SIX_LIGHT_FROM = 2005  # saloons from this model year have a quarter light behi
 _QUARTER_LIGHT_MIN = 0.16  # the shortest quarter light drawn (m)
 _FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
 _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap's radius
+# a triple intake's half width and half height, and its middle's half width (shares of the
+# nose's half width, m, share)
+_TRIPLE_INTAKE = (0.8, 0.07, 0.27)
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
 _BELT_DROP_RUN = 0.1  # how long a run (m) a stepped-down window line takes to drop
 _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over its rear quarter
@@ -1542,6 +1545,12 @@ def _lamps_and_grille(
         # a mouth reaching down into the bumper is the intake (a second one under the MX-5's
         # oval read as another car, rounds 311-350)
         p[m.LI_W] = 0.0
+    if plan.has("triple_intake") and p[m.LI_W] > 0.0:
+        # a Porsche's three intakes reach out under its lamps (one wide slot read as a 928's,
+        # rounds 375-389)
+        p[m.LI_W] = w_front * _TRIPLE_INTAKE[0]
+        p[m.LI_H] = _TRIPLE_INTAKE[1]
+        p[m.LI_SPLIT] = w_front * _TRIPLE_INTAKE[2]
     if plan.headlamps == "round_low":
         # lamps low in the bumper (Fiat 500): the intake is a mouth between them, not under them
         p[m.LI_W] = max(min(p[m.LI_W], p[m.HL_Y] - p[m.HL_W] - 0.04), 0.05)

@@ -132,6 +132,7 @@ TL_BAR: Final = _layout.slot("tl_bar")
 LI_Z: Final = _layout.slot("li_z")  # lower intake
 LI_W: Final = _layout.slot("li_w")
 LI_H: Final = _layout.slot("li_h")
+LI_SPLIT: Final = _layout.slot("li_split")  # half width (m) of a triple intake's middle, 0 = one
 MAX_DOORS: Final = 4
 DOOR_N: Final = _layout.slot("door_n")
 DOOR0: Final = _layout.slot("door", MAX_DOORS)  # door seam x positions

@@ -19,6 +19,7 @@ from carimg.render._surfaces import shade_material
 PAINT_FLAG = 1.0
 _HEAD_WRAP_RISE = 0.12  # rise (m per m back) of a head lamp's run along the wing, under the bonnet
 _INTAKE_FLARE = 0.15  # how much wider a lower intake is at its foot than at its middle
+_TRIPLE_BAR = 0.08  # the body-colour bar between a triple intake's openings (m)
 _INTAKE_CELLS = 16.0  # a lower intake's mesh openings a metre (coarse enough to show at 480 px)
 
 
@@ -601,6 +602,10 @@ def body_decal(
             li_h = decal[m.LI_H]
             li_w = decal[m.LI_W] * (1.0 + _INTAKE_FLARE * (decal[m.LI_Z] - z) / li_h)
             d_li = rrect(ay, z, 0.0, decal[m.LI_Z], li_w, li_h, li_h * 0.7)
+            if decal[m.LI_SPLIT] > 0.0:
+                # two bars of body colour cut it in three (a Porsche's nose)
+                bar = decal[m.LI_SPLIT] + 0.5 * _TRIPLE_BAR
+                d_li = max(d_li, 0.5 * _TRIPLE_BAR - abs(ay - bar))
             if d_li < aa:
                 mesh = 1.0 - _honeycomb(ay, z, _INTAKE_CELLS)
                 return m.PAINT, m.TRIM, coverage(d_li, aa), 0.35 + 0.6 * mesh

@@ -1307,6 +1307,19 @@ def test_a_lower_intake_widens_to_its_foot_and_shows_a_mesh() -> None:
     assert max(patterns) - min(patterns) > 0.3
 
 
+def test_a_triple_intake_is_three_openings_split_by_body_colour() -> None:
+    # one wide slot under a Porsche's nose read as a 928's (rounds 375-389)
+    model = model_of(body="coupe", doors=2, roof="fastback", engine="rear", grille="none",
+                     headlamps="round", features=["fender_peaks", "triple_intake"])  # fmt: skip
+    d = model.decal
+    z = float(d[m.LI_Z])
+    bar = float(d[m.LI_SPLIT]) + 0.04
+    assert front_overlay(model, 0.0, z)[0] == m.TRIM
+    assert front_overlay(model, bar, z)[0] == m.PAINT
+    assert front_overlay(model, bar + 0.1, z)[0] == m.TRIM
+    assert float(d[m.LI_W]) > float(d[m.HL_Y])  # the outer ones reach under the lamps
+
+
 def test_a_rear_engined_coupes_tail_rounds_under_at_its_end() -> None:
     # an upright tail wall, 0.7 m from the bumper's foot to the lid, read as a 928's
     coupe = model_of(body="coupe", doors=2, roof="fastback", engine="rear", height=1300)

@@ -1010,7 +1010,7 @@ _GRILLES: dict[str, tuple[float, float, float, float, float, float, int, int, in
     "inverted_trapezoid": (0.42, 0.17, 0.35, -0.22, 0.0, 0.0, 0, 0, 0),
     # dark bars: a mesh V under the lamps read as a Lexus spindle or an Audi frame (Rogue, Qashqai)
     "v_motion": (0.52, 0.13, 0.25, -0.4, 0.0, 0.0, 0, 0, 0),
-    "hot_rod": (0.2, 0.15, 0.7, 0.15, 0.0, 0.0, 0, 0, 0),
+    "hot_rod": (0.3, 0.14, 0.6, 0.15, 0.0, 0.0, 0, 0, 0),
 }
 # mouths that fill the nose below the lamps' tops, not kept between the lamps like a grille
 _BIG_MOUTHS = ("single_frame", "spindle", "trapezoid", "inverted_trapezoid", "v_motion")

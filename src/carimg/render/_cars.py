@@ -40,6 +40,7 @@ _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap
 # a triple intake's half width and half height, and its middle's half width (shares of the
 # nose's half width, m, share)
 _TRIPLE_INTAKE = (0.8, 0.07, 0.27)
+_MINI_GRILLE_DEPTH = 1.8  # a MINI's grille's height over an oval grille's
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
 _BELT_DROP_RUN = 0.1  # how long a run (m) a stepped-down window line takes to drop
 _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over its rear quarter
@@ -1453,6 +1454,13 @@ def _lamps_and_grille(
     elif plan.grille == "hot_rod":
         p[m.GR_TYPE] = m.GR_CHROME_BARS  # a hot-rod grille is bright bars (PT Cruiser, HHR)
         p[m.GR_BARS] = 4.0
+    elif plan.make == "mini" and plan.grille == "oval":
+        # a MINI's grille is ringed in chrome with one thick bright bar across its middle, and
+        # reaches down into the bumper (a small dark oval between round lamps read as a Honda e
+        # in 7 of 11 rounds, 391-404)
+        p[m.GR_TYPE] = m.GR_CHROME_BARS
+        p[m.GR_BARS] = 1.0
+        p[m.GR_H] = gh * _MINI_GRILLE_DEPTH
     elif plan.style == "van" and plan.make == "mercedes-benz" and plan.grille == "bars":
         # Mercedes's vans wear three thick chrome louvres in a tall grille between the lamps (a
         # dark barred slot read as a Ford Transit's)

@@ -857,6 +857,14 @@ def test_an_inverted_trapezoid_hangs_from_the_lamps_widest_at_its_top() -> None:
     assert d[m.GR_Z] + d[m.GR_H] < d[m.HL_Z]
 
 
+def test_a_minis_grille_is_chrome_ringed_with_one_bright_bar_and_reaches_into_the_bumper() -> None:
+    # a small dark oval between round lamps read as a Honda e (rounds 391-404)
+    mini = model_of(make="mini", grille="oval", headlamps="round").decal
+    other = model_of(grille="oval", headlamps="round").decal
+    assert (mini[m.GR_TYPE], mini[m.GR_BARS]) == (m.GR_CHROME_BARS, 1.0)
+    assert mini[m.GR_H] > 1.5 * other[m.GR_H]
+
+
 def test_a_hot_rod_grille_is_bright_bars() -> None:
     assert model_of(grille="hot_rod").decal[m.GR_TYPE] == m.GR_CHROME_BARS
     assert model_of(grille="vertical_bars").decal[m.GR_TYPE] != m.GR_CHROME_BARS

@@ -1234,7 +1234,9 @@ def _decal_params(
             pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
         rear_door_end = _rear_door_end(plan, b_pos, arch_r)
         six_light = (
-            plan.style == "sedan"
+            # a saloon's, or a five-door fastback's (Model S, Prius: door glass alone on a long
+            # sloping roof read as a two-door coupe's, a Lagonda or a Supra A70)
+            (plan.style == "sedan" or (plan.rear == "fast" and plan.doors >= 5))
             and plan.rear in ("notch", "fast")
             and plan.year >= _SIX_LIGHT_FROM
             and not plan.has("four_light")

@@ -80,16 +80,16 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 82,
+GOLDEN: dict[str, Any] = {'version': 83,
  'hashes': {'saloon@30': '3efd634dadf6b66f',
             'saloon@90': '77a8682a8e130c92',
             'saloon@200': '98ae406f2b12dbca',
             'off-roader@30': '29d4627d20a9beb2',
             'off-roader@90': 'cf2fc7f4958e4f5c',
             'off-roader@200': '67bc4fcf5f24df4f',
-            'liftback@30': '744d2a05b531c85a',
-            'liftback@90': '070bd743d2e5d26b',
-            'liftback@200': '217bbec3fe54bb37',
+            'liftback@30': '995c3a6d7fee92ed',
+            'liftback@90': '2d9695cf76ab54fe',
+            'liftback@200': 'b4bdff5449e4aa1b',
             'supercar@30': '14e16852ec3a4c5a',
             'supercar@90': 'eba4adda9eea0533',
             'supercar@200': '09372e62a77e1e78',

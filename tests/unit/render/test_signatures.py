@@ -1183,6 +1183,12 @@ def test_a_modern_saloon_has_a_quarter_light_behind_its_rear_door() -> None:
     assert side_lights(2020, features=["four_light"]) == 2
 
 
+def test_a_modern_five_door_fastback_has_a_quarter_light_behind_its_rear_door() -> None:
+    # door glass alone under the long sloping roof read as a two-door coupe's (Model S)
+    fastback = {"body": "hatchback", "doors": 5, "roof": "liftback", "length": 4900}
+    assert int(model_of(**fastback).decal[m.N_PILLARS]) + 1 == 3
+
+
 def test_a_modern_tail_lamp_turns_the_corner_onto_the_flank() -> None:
     # on the tail's face alone every lamp read as the same pasted-on part
     def flank_behind_the_lamp(year: int, back: float) -> int:

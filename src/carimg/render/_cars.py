@@ -41,6 +41,8 @@ _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap
 # nose's half width, m, share)
 _TRIPLE_INTAKE = (0.8, 0.07, 0.27)
 _MINI_GRILLE_DEPTH = 1.8  # a MINI's grille's height over an oval grille's
+_ROOF_ARC = 1.7  # how a five-door fastback's roof falls from its peak: the power of the arc
+_ARC_LIP = 0.03  # how far over the deck's height at the tail the arc ends, on the lid (m)
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
 _BELT_DROP_RUN = 0.1  # how long a run (m) a stepped-down window line takes to drop
 _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over its rear quarter
@@ -238,6 +240,17 @@ class _Silhouette:
             pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
         if p.rear == "fast" and p.has("kamm_glass"):
             return [*pts, (self.deck_s, p.deck_z), (L, p.deck_z - 0.03)]
+        if p.rear == "fast" and p.style != "sedan" and p.doors >= 5:
+            # a five-door fastback's roof arcs on from its peak to the tail in one curve (Model
+            # S; held level and then cut by straight glass, it read as a 1980s wedge coupe, a
+            # Lagonda or a Supra A70)
+            peak_s, end_s = pts[-2][0], self.deck_s
+            fall = self.roof_z - p.deck_z - _ARC_LIP
+            arc = [
+                (peak_s + (end_s - peak_s) * t, self.roof_z - fall * t**_ROOF_ARC)
+                for t in np.linspace(0.0, 1.0, 9)[1:]
+            ]
+            return [*pts[:-1], *arc, (L - 0.1, p.deck_z), (L, p.deck_z - 0.1)]
         if p.rear == "fast" and p.style != "sedan":
             # the glass gives way to an engine lid or hatch that falls on, less steeply, to the
             # tail: one line from the roof, no flat deck (a fastback saloon keeps its boot deck)

@@ -108,6 +108,19 @@ def test_a_fastback_coupes_roof_falls_to_its_tail_but_a_fastback_saloon_keeps_a_
         assert (deck_fall > 0.05) is falls
 
 
+def test_a_five_door_fastbacks_roof_arcs_from_its_peak_to_the_tail() -> None:
+    # held level and then cut by straight glass, the Model S read as a 1980s wedge coupe
+    record = parse_generation({**HATCH, "roof": "liftback", "length": 4900})
+    silhouette = _Silhouette(_plan_from_record(record, 2020))
+    points = silhouette.points()
+    s_peak = max(s for s, z in points if z == silhouette.roof_z)
+    s_end = silhouette.deck_s
+    s_mid = (s_peak + s_end) / 2
+    ss, zs = zip(*points, strict=True)
+    straight = (silhouette.roof_z + float(np.interp(s_end, ss, zs))) / 2
+    assert float(np.interp(s_mid, ss, zs)) > straight + 0.04
+
+
 def test_a_mouth_stays_clear_of_the_lamps_inner_ends() -> None:
     decal = model_of(grille="trapezoid").decal
     top_half_width = decal[m.GR_W] * (1 - decal[m.GR_TAPER])

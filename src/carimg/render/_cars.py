@@ -240,14 +240,13 @@ class _Silhouette:
             pts += [(mid, self.roof_z), (self.rr_s, self.roof_z - drop)]
         if p.rear == "fast" and p.has("kamm_glass"):
             return [*pts, (self.deck_s, p.deck_z), (L, p.deck_z - 0.03)]
-        if p.rear == "fast" and p.style != "sedan" and p.doors >= 5:
-            # a five-door fastback's roof arcs on from its peak to the tail in one curve (Model
-            # S; held level and then cut by straight glass, it read as a 1980s wedge coupe, a
-            # Lagonda or a Supra A70)
-            peak_s, end_s = pts[-2][0], self.deck_s
+        if _five_door_fastback(p):
+            # a five-door fastback's roof arcs on from its peak to the tail in one curve, in
+            # place of the roof's end point (Model S; held level and then cut by straight glass,
+            # it read as a 1980s wedge coupe, a Lagonda or a Supra A70)
             fall = self.roof_z - p.deck_z - _ARC_LIP
             arc = [
-                (peak_s + (end_s - peak_s) * t, self.roof_z - fall * t**_ROOF_ARC)
+                (peak + (self.deck_s - peak) * t, self.roof_z - fall * t**_ROOF_ARC)
                 for t in np.linspace(0.0, 1.0, 9)[1:]
             ]
             return [*pts[:-1], *arc, (L - 0.1, p.deck_z), (L, p.deck_z - 0.1)]
@@ -649,6 +648,11 @@ def _blunt_nose(plan: BodyPlan) -> bool:
         # Odyssey under it read as an estate, a Volvo V70, in 4 of 4 rounds, 335-341)
         and plan.style not in ("bus", "truck", "van", "minivan")
     )
+
+
+def _five_door_fastback(plan: BodyPlan) -> bool:
+    """A fastback with a tailgate and rear doors (Model S, Prius), not a saloon or a coupe."""
+    return plan.rear == "fast" and plan.style != "sedan" and plan.doors >= 5
 
 
 def _hatch_car(plan: BodyPlan) -> bool:
@@ -1249,7 +1253,7 @@ def _decal_params(
         six_light = (
             # a saloon's, or a five-door fastback's (Model S, Prius: door glass alone on a long
             # sloping roof read as a two-door coupe's, a Lagonda or a Supra A70)
-            (plan.style == "sedan" or (plan.rear == "fast" and plan.doors >= 5))
+            (plan.style == "sedan" or _five_door_fastback(plan))
             and plan.rear in ("notch", "fast")
             and plan.year >= _SIX_LIGHT_FROM
             and not plan.has("four_light")

@@ -154,6 +154,7 @@ FEATURES: Final = frozenset(
         "sail_pillar",  # a wide blind pillar behind short rear-door glass (FJ Cruiser)
         "triple_intake",  # three lower intakes, a bar of body colour between each (Porsche 993 on)
         "four_light",  # a modern saloon with no quarter light behind its rear door (Phantom)
+        "tail_panel",  # body colour between a mid-engined car's tail lamps, the mesh below (458)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

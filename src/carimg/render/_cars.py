@@ -41,6 +41,8 @@ _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap
 # nose's half width, m, share)
 _TRIPLE_INTAKE = (0.8, 0.07, 0.27)
 _MINI_GRILLE_DEPTH = 1.8  # a MINI's grille's height over an oval grille's
+_MINI_GRILLE_HEX = (0.35, -0.15)  # its corners' rounding and its taper (narrower at the foot)
+_MINI_GRILLE_BARS = 3.0  # its bright slats
 _ROOF_ARC = 1.7  # how a five-door fastback's roof falls from its peak: the power of the arc
 _ARC_LIP = 0.03  # how far over the deck's height at the tail the arc ends, on the lid (m)
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
@@ -51,6 +53,12 @@ _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over 
 _ROUND_TAIL = (0.22, 0.2, 0.05)
 _FLYLINE_BEND = 0.85  # < 1 brings a flyline's fall forward from the tail towards its peak
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
+# a round body's separate wing in section: (out from the side, out from the arch's edge) (m), a
+# dome swelling round the arch and easing back into the side (a 10 cm lip read as any hatch's)
+_DOME_FENDER = np.array(
+    [[0.0, -0.03], [0.04, -0.01], [0.07, 0.04], [0.075, 0.1], [0.06, 0.17], [0.03, 0.22],
+     [0.0, 0.25]]
+)  # fmt: skip
 _OFF_ROAD = ("spare_wheel", "flared_fenders", "exposed_hinges", "separate_fenders")
 ROOF_CROWN = 0.022  # roof centre above its side edge (m); the profile's roof sits this much lower
 
@@ -83,7 +91,11 @@ class _Silhouette:
         self.roof_z = H - (ROOF_CROWN if plan.rear != "open" else 0.0)
         self.cowl_s = float(np.clip(plan.cowl_s, 0.25, L * 0.7))
         self.cowl_z = max(plan.belt_z + 0.01, plan.nose_z + 0.02)
-        if _roundness(plan) < 0.1:
+        if plan.has("shoulders"):
+            # a Humvee's full-width bonnet falls to its nose at the published height (held level,
+            # the H1 read as a Land Cruiser FJ60 or a Wagoneer in 7 of rounds 447-454)
+            self.nose_z = plan.nose_z
+        elif _roundness(plan) < 0.1:
             # a slab-sided off-roader or van: its bonnet runs nearly flat to the screen
             self.nose_z = max(plan.nose_z, self.cowl_z - 0.06)
         elif plan.style in ("suv", "pickup"):
@@ -200,8 +212,15 @@ class _Silhouette:
                 (self.rr_s + 0.09, frame),
                 (L, frame),
             ]
+        if p.roof == "bubble" and p.has("separate_fenders") and p.engine != "rear":
+            # the New Beetle's bonnet crowns from its nose to the screen's foot, low between the
+            # wings, and the arch rises from there over the peak to the tail (one arch from the
+            # nose hid its screen above 1.34 m: a bubble with frog's eyes, a Micra or a Leaf)
+            (s0, z0), run, rise = pts[1], self.cowl_s - pts[1][0], self.cowl_z - pts[1][1]
+            crown = [(s0 + run * t, z0 + rise * (1.0 - (1.0 - t) ** 2)) for t in (0.25, 0.5, 0.75)]
+            return [*pts[:2], *crown, *self._arch(self.cowl_s, self.cowl_z)]
         if p.roof == "bubble" and (p.has("separate_fenders") or p.style == "minivan"):
-            # the New Beetle's and a one-box MPV's bonnet, screen and roof are one arch from the
+            # the Beetle's and a one-box MPV's bonnet, screen and roof are one arch from the
             # nose over the peak to the tail
             return [pts[0], *self._arch(*pts[1], power=2.2)]
         if p.roof == "bubble":
@@ -788,7 +807,8 @@ def _add_features(
         mat = m.TRIM if plan.has("flared_fenders") else m.PAINT
         for wx in wheel_x:
             w_here = float(np.interp(L / 2 - wx, s, w))
-            _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat, plan.has("square_arches"))
+            square, dome = plan.has("square_arches"), plan.has("round_body")
+            _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat, square, dome)
     if plan.has("rear_wing"):
         deck = min(float(np.interp(L - 0.2, s, zt)), plan.height - 0.21)  # wing within the height
         xw = x_of(L - 0.18)
@@ -919,12 +939,22 @@ def _arch_curve(u: F64, plan: BodyPlan) -> F64:
 
 
 def _add_arch_flare(
-    b: MeshBuilder, x: float, r_wheel: float, arch_r: float, w: float, mat: int, square: bool
+    b: MeshBuilder,
+    x: float,
+    r_wheel: float,
+    arch_r: float,
+    w: float,
+    mat: int,
+    square: bool,
+    dome: bool = False,
 ) -> None:
     """A fender flare: a band swept over the top of the arch, standing out from the side;
-    square, it runs flat over the wheel and down near-upright sides (Hummer, Bronco)."""
+    square, it runs flat over the wheel and down near-upright sides (Hummer, Bronco); a dome,
+    it swells broadly from the body round the arch (New Beetle)."""
     th = np.linspace(0.05 * np.pi, 0.95 * np.pi, 24)[:, None]
     sec = np.array([[0.0, -0.03], [0.04, -0.01], [0.07, 0.03], [0.07, 0.09], [0.0, 0.1]])
+    if dome:
+        sec = _DOME_FENDER
     rad = arch_r + sec[:, 1][None, :]
     y = w - 0.02 + sec[:, 0][None, :]
     c, sn = np.cos(th), np.sin(th)
@@ -1168,6 +1198,10 @@ def _decal_params(
                 p[slot] = mode
     # a modern mid-engined car's tail is open mesh under its lamps (the 1990s' was paint)
     p[m.REAR_MESH] = 1.0 if plan.engine == "mid" and plan.year >= 2005 else 0.0
+    if p[m.REAR_MESH] and plan.has("tail_panel"):
+        # lamps high in a body-colour tail over the mesh (a black band joining round lamps read
+        # as a 1990s Ferrari's rear grille: the 458 an F355 or 348, the C8 a Testarossa)
+        p[m.REAR_MESH] = m.REAR_MESH_BELOW
     if plan.has("stepped_nose"):
         p[m.STEP_X] = x_of(sil.cowl_s - 0.16)
         p[m.STEP_Z] = (plan.nose_z + sil.cowl_z) / 2 + 0.01
@@ -1474,12 +1508,14 @@ def _lamps_and_grille(
         p[m.GR_TYPE] = m.GR_CHROME_BARS  # a hot-rod grille is bright bars (PT Cruiser, HHR)
         p[m.GR_BARS] = 4.0
     elif plan.make == "mini" and plan.grille == "oval":
-        # a MINI's grille is ringed in chrome with one thick bright bar across its middle, and
-        # reaches down into the bumper (a small dark oval between round lamps read as a Honda e
-        # in 7 of 11 rounds, 391-404)
+        # a MINI's grille is ringed in chrome, reaches down into the bumper and is a hexagon, a
+        # flat top over sides that close in towards its foot, barred across in bright slats (a
+        # small dark oval between round lamps read as a Honda e in 7 of 11 rounds, 391-404;
+        # ringed, with one bar, in 11 of 16, 391-446, and 9 of the baseline's 12, 447-462)
         p[m.GR_TYPE] = m.GR_CHROME_BARS
-        p[m.GR_BARS] = 1.0
+        p[m.GR_BARS] = _MINI_GRILLE_BARS
         p[m.GR_H] = gh * _MINI_GRILLE_DEPTH
+        p[m.GR_ROUND], p[m.GR_TAPER] = _MINI_GRILLE_HEX
     elif plan.style == "van" and plan.make == "mercedes-benz" and plan.grille == "bars":
         # Mercedes's vans wear three thick chrome louvres in a tall grille between the lamps (a
         # dark barred slot read as a Ford Transit's)

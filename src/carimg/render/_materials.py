@@ -121,6 +121,7 @@ VENT_GILLS: Final = 2.0  # three slanted gills (Viper)
 BLACK_BONNET: Final = _layout.slot("black_bonnet")  # 1 = the bonnet is black
 STRIPES: Final = _layout.slot("stripes")  # 1 = two stripes along the centreline, over the top
 REAR_MESH: Final = _layout.slot("rear_mesh")  # 1 = black mesh under the tail lamps (diffuser)
+REAR_MESH_BELOW: Final = 2.0  # or the mesh below alone, body colour between the lamps
 SCREEN_TOP: Final = _layout.slot("screen_top")  # z where glass ends under a high roof, 0 = none
 TL_Y: Final = _layout.slot("tl_y")
 TL_Z: Final = _layout.slot("tl_z")

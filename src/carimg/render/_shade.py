@@ -21,6 +21,7 @@ _HEAD_WRAP_RISE = 0.12  # rise (m per m back) of a head lamp's run along the win
 _INTAKE_FLARE = 0.15  # how much wider a lower intake is at its foot than at its middle
 _TRIPLE_BAR = 0.08  # the body-colour bar between a triple intake's openings (m)
 _INTAKE_CELLS = 16.0  # a lower intake's mesh openings a metre (coarse enough to show at 480 px)
+_WHITE_V = 0.26  # how far below the lamps' line a white upper body's V points, mid-nose (m)
 
 
 @njit(cache=True, nogil=True)
@@ -498,6 +499,11 @@ def body_decal(
         d_b = max(ay - (prof(profile, decal, x, 2) - 0.13), x - decal[m.X_FRONT] + 0.12)
         if d_b < aa:
             return m.PAINT, m.BLACKGLOSS, coverage(d_b, aa), 0.0
+    over_lamps = z > decal[m.HL_Z] + decal[m.HL_H]
+    if decal[m.UPPER_WHITE] > 0.5 and nz > 0.3 and x > decal[m.X_A] and over_lamps:
+        # a white upper body takes in the short bonnet under the screen, down to the nose's V
+        # (ID. Buzz; in paint, the V stood alone on the nose as a pasted-on triangle)
+        return m.PAINT, m.WHITEGLOSS, smooth(0.3, 0.45, nz), 0.0
     x_lid = decal[m.X_GH_END] - 0.03
     if decal[m.LOUVRES] > 0.5 and nz > 0.3 and x_lid - 0.42 < x < x_lid + 0.02:
         # a rear engine's slatted lid behind the rear glass, slats running fore and aft (911)
@@ -548,8 +554,12 @@ def body_decal(
                 pat = 1.0 - smooth(0.004, 0.012, abs(zs - decal[m.HL_H] * 0.55))
             return _lamp_fill(d_lens, pat, aa)
         if decal[m.UPPER_WHITE] > 0.5:
-            # the white upper body comes down the nose to the lamps' line (ID. Buzz)
-            d_w = decal[m.HL_H] * 0.3 + 0.012 - zs
+            # the white upper body comes down the nose to the lamps' line and, between them, on
+            # down in a V to a point mid-nose (the ID. Buzz's, after the T1's; level across the
+            # nose, the two-tone read as a Previa's or an Espace's contrasting roof)
+            inner = max(decal[m.HL_Y] - decal[m.HL_W], 0.05)
+            dip = _WHITE_V * max(0.0, 1.0 - ay / inner)
+            d_w = decal[m.HL_H] * 0.3 + 0.012 - zs - dip
             if d_w < aa:
                 return m.PAINT, m.WHITEGLOSS, coverage(d_w, aa), 0.0
         if decal[m.GRILLE_BAR] > 0.5:
@@ -637,6 +647,8 @@ def body_decal(
             # deep diffuser, body colour between them (black from the lamps down read as a
             # blank board)
             vent = max(abs(z - decal[m.TL_Z]) - decal[m.TL_H], ay - decal[m.TL_Y] + decal[m.TL_W])
+            if decal[m.REAR_MESH] == m.REAR_MESH_BELOW:
+                vent = 1e9
             diffuser = max(z - decal[m.CLEARANCE] - 0.34, ay - decal[m.TL_Y] - 0.04)
             d_m = min(vent, diffuser)
             if d_m < aa:

@@ -870,12 +870,15 @@ def test_an_inverted_trapezoid_hangs_from_the_lamps_widest_at_its_top() -> None:
     assert d[m.GR_Z] + d[m.GR_H] < d[m.HL_Z]
 
 
-def test_a_minis_grille_is_chrome_ringed_with_one_bright_bar_and_reaches_into_the_bumper() -> None:
-    # a small dark oval between round lamps read as a Honda e (rounds 391-404)
+def test_a_minis_grille_is_a_chrome_ringed_barred_hexagon_reaching_into_the_bumper() -> None:
+    # a small dark oval between round lamps read as a Honda e (rounds 391-404, 447-462)
     mini = model_of(make="mini", grille="oval", headlamps="round").decal
     other = model_of(grille="oval", headlamps="round").decal
-    assert (mini[m.GR_TYPE], mini[m.GR_BARS]) == (m.GR_CHROME_BARS, 1.0)
+    assert mini[m.GR_TYPE] == m.GR_CHROME_BARS
+    assert mini[m.GR_BARS] >= 3.0
     assert mini[m.GR_H] > 1.5 * other[m.GR_H]
+    assert mini[m.GR_TAPER] < 0.0  # a hexagon, wider at the top
+    assert mini[m.GR_ROUND] < 0.5
 
 
 def test_a_hot_rod_grille_is_bright_bars() -> None:
@@ -1356,3 +1359,74 @@ def test_a_rear_engined_coupes_tail_rounds_under_at_its_end() -> None:
     verts = coupe.mesh.verts[np.unique(coupe.mesh.tris[coupe.mesh.mats == m.BODY])]
     near = verts[np.abs(verts[:, 0] - x_end) < 0.02]
     assert float(np.ptp(near[:, 2])) < 0.65
+
+
+def test_a_white_upper_body_comes_down_the_nose_in_a_v() -> None:
+    # level across the nose, the ID. Buzz's two-tone read as a Previa's contrasting roof
+    van = model_of(body="minivan", roof="van", grille="none", headlamps="slim",
+                   features=["white_upper"])  # fmt: skip
+    d = van.decal
+    z = float(d[m.HL_Z]) - 0.12
+    assert front_overlay(van, 0.0, z)[0] == m.WHITEGLOSS  # the V's point, mid-nose
+    assert front_overlay(van, float(d[m.HL_Y] - d[m.HL_W]) - 0.02, z)[0] == m.PAINT
+
+
+def test_a_white_upper_body_takes_in_the_bonnet() -> None:
+    van = model_of(body="minivan", roof="van", grille="none", headlamps="slim",
+                   features=["white_upper"])  # fmt: skip
+    d = van.decal
+    x = float(d[m.X_A]) + 0.05
+    z = float(d[m.HL_Z] + d[m.HL_H]) + 0.05
+    _, overlay, cover, _ = body_decal(x, 0.0, z, 0.0, 0.0, 1.0, 0.002, d, van.profile)
+    assert (overlay, cover) == (m.WHITEGLOSS, 1.0)
+
+
+def test_a_tail_panel_keeps_body_colour_between_a_mid_engined_cars_lamps() -> None:
+    # a black band joining round lamps read as a 1990s Ferrari's rear grille (458, C8)
+    def between_the_lamps(features: list[str]) -> int:
+        model = model_of(year=2015, body="coupe", doors=2, roof="fastback", engine="mid",
+                         taillamps="round", features=features)  # fmt: skip
+        d = model.decal
+        base, overlay, cover, _ = body_decal(
+            float(d[m.X_REAR]) + 0.01, 0.0, float(d[m.TL_Z]), -1.0, 0.0, 0.0, 0.002, d,
+            model.profile,
+        )  # fmt: skip
+        return int(overlay) if cover > 0.5 else int(base)
+
+    assert between_the_lamps([]) == m.TRIM
+    assert between_the_lamps(["tail_panel"]) == m.PAINT
+
+
+def test_a_humvees_bonnet_falls_to_its_nose() -> None:
+    # held level, the H1 read as a Land Cruiser FJ60 or a Wagoneer (rounds 447-454)
+    record = {**HATCH, "body": "suv", "roof": "box", "height": 1900, "clearance": 400,
+              "hints": {"cowl": 1000, "hood_z": 1300, "belt_z": 1450}}  # fmt: skip
+    plain = _Silhouette(_plan_from_record(parse_generation(record), 2000))
+    humvee_record = parse_generation({**record, "features": ["shoulders"]})
+    humvee = _Silhouette(_plan_from_record(humvee_record, 2000))
+    assert humvee.nose_z == pytest.approx(1.3)  # the published leading edge
+    assert plain.nose_z > humvee.nose_z + 0.03
+
+
+def test_a_round_bodys_separate_wings_swell_broadly_round_its_arches() -> None:
+    # a 10 cm lip round the arch read as any hatch's: the New Beetle's wings are domes
+    def wing_top(features: list[str]) -> float:
+        model = model_of(roof="bubble", features=features)
+        verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.PAINT])]
+        near = verts[np.abs(verts[:, 0] - float(model.decal[m.WHEEL_F])) < 0.05]
+        return float(near[:, 2].max())
+
+    assert wing_top(["separate_fenders", "round_body"]) > wing_top(["separate_fenders"]) + 0.1
+
+
+def test_a_new_beetles_screen_rises_from_a_crowned_bonnet() -> None:
+    # one arch from the nose hid its screen above 1.34 m: a bubble with frog's eyes
+    record = {**HATCH, "roof": "bubble", "height": 1500, "doors": 3,
+              "features": ["round_body", "separate_fenders"],
+              "hints": {"cowl": 0, "hood_z": 830, "belt_z": 1000}}  # fmt: skip
+    silhouette = _Silhouette(_plan_from_record(parse_generation(record), 2000))
+    ss, zs = zip(*silhouette.points(), strict=True)
+    assert float(np.interp(silhouette.cowl_s, ss, zs)) == pytest.approx(silhouette.cowl_z)
+    s_mid = (ss[1] + silhouette.cowl_s) / 2
+    chord = (zs[1] + silhouette.cowl_z) / 2
+    assert float(np.interp(s_mid, ss, zs)) > chord + 0.02  # crowned, not a straight ramp

@@ -20,6 +20,8 @@ import numpy as np
 from carimg.catalog import Generation, Tyre, load_design_data
 from carimg.render._appearance import Appearance, stable_seed
 
+_REAR_ENGINED_COUPE_NOSE = 0.47  # a rear-engined coupe's front overhang, a share of both (911)
+
 # how a rear end is drawn: notch (saloon boot), fast (fastback), hatch (hatch, wagon, SUV),
 # box (vertical tail: vans, buses), pickup (cab and bed), open (roadster), truck (cab and box)
 _REAR_OF_ROOF = {
@@ -226,7 +228,7 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
     roof = g.roof
     length, height = g.length, g.height
     # front overhang is not published: the cowl prior and engine place the axle
-    front_oh = _front_overhang(style, g.engine, length, g.wheelbase, prior)
+    front_oh = _front_overhang(g, prior)
     cowl = _hint(g, "cowl", prior.cowl * g.wheelbase / prior.wheelbase)
     default_belt = prior.belt_z * height / prior.height
     tall = style in ("suv", "pickup", "van", "minivan", "kei", "crossover", "truck", "bus")
@@ -276,16 +278,20 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
     )
 
 
-def _front_overhang(style: str, engine: str, length: float, wheelbase: float, p: _Prior) -> float:
+def _front_overhang(g: Generation, p: _Prior) -> float:
     """Front overhang (mm): the prior's share of the overhangs, shorter for mid/rear engines."""
     share = p.front_oh / max(p.length - p.wheelbase, 1.0)
-    if engine == "mid":
+    if g.engine == "mid":
         share = 0.46
-    elif engine == "rear":
+    elif g.engine == "rear" and g.roof == "fastback":
+        # a rear-engined coupe's engine hangs out behind its rear axle, so its tail overhangs
+        # further than its nose (the other way round, the 911 read as a long-nosed 928)
+        share = _REAR_ENGINED_COUPE_NOSE
+    elif g.engine == "rear":
         share = 0.52
-    if style in ("van", "bus", "kei") and engine == "front":
+    if g.body in ("van", "bus", "kei") and g.engine == "front":
         share = min(share, 0.55)
-    return max(200.0, (length - wheelbase) * share)
+    return max(200.0, (g.length - g.wheelbase) * share)
 
 
 def _backlight_default(roof: str, p: _Prior) -> float:
@@ -305,7 +311,7 @@ def _backlight_default(roof: str, p: _Prior) -> float:
 
 
 def _roof_end_default(roof: str, g: Generation, p: _Prior) -> float:
-    rear_oh = g.length - g.wheelbase - _front_overhang(g.body, g.engine, g.length, g.wheelbase, p)
+    rear_oh = g.length - g.wheelbase - _front_overhang(g, p)
     return {
         "three_box": -0.12 * g.wheelbase,
         "floating": -0.12 * g.wheelbase,

@@ -1430,3 +1430,12 @@ def test_a_new_beetles_screen_rises_from_a_crowned_bonnet() -> None:
     s_mid = (ss[1] + silhouette.cowl_s) / 2
     chord = (zs[1] + silhouette.cowl_z) / 2
     assert float(np.interp(s_mid, ss, zs)) > chord + 0.02  # crowned, not a straight ramp
+
+
+def test_a_rear_engined_coupes_tail_overhangs_further_than_its_nose() -> None:
+    # the other way round, the 911 read as a long-nosed 928 (rounds 447-454)
+    record = parse_generation({**HATCH, "body": "coupe", "doors": 2, "roof": "fastback",
+                               "engine": "rear"})  # fmt: skip
+    plan = _plan_from_record(record, 2020)
+    rear_oh = plan.length - plan.wheelbase - plan.front_oh
+    assert plan.front_oh < rear_oh - 0.05

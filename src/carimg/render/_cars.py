@@ -53,6 +53,7 @@ _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over 
 _ROUND_TAIL = (0.22, 0.2, 0.05)
 _FLYLINE_BEND = 0.85  # < 1 brings a flyline's fall forward from the tail towards its peak
 _SQUARE_ARCH_N = 5.0  # superellipse exponent of a flat-topped arch (2 would be a circle)
+_LIP_FENDER = np.array([[0.0, -0.03], [0.04, -0.01], [0.07, 0.03], [0.07, 0.09], [0.0, 0.1]])
 # a round body's separate wing in section: (out from the side, out from the arch's edge) (m), a
 # dome swelling round the arch and easing back into the side (a 10 cm lip read as any hatch's)
 _DOME_FENDER = np.array(
@@ -805,9 +806,10 @@ def _add_features(
         _add_spare_wheel(b, x_of(L) - plan.tyre_w / 2 - SPARE_GAP, 0.0, z, r, plan.tyre_w, plan)
     if plan.has("flared_fenders") or plan.has("separate_fenders"):
         mat = m.TRIM if plan.has("flared_fenders") else m.PAINT
+        square = plan.has("square_arches")
+        dome = plan.has("separate_fenders") and plan.has("round_body")
         for wx in wheel_x:
             w_here = float(np.interp(L / 2 - wx, s, w))
-            square, dome = plan.has("square_arches"), plan.has("round_body")
             _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat, square, dome)
     if plan.has("rear_wing"):
         deck = min(float(np.interp(L - 0.2, s, zt)), plan.height - 0.21)  # wing within the height
@@ -952,9 +954,7 @@ def _add_arch_flare(
     square, it runs flat over the wheel and down near-upright sides (Hummer, Bronco); a dome,
     it swells broadly from the body round the arch (New Beetle)."""
     th = np.linspace(0.05 * np.pi, 0.95 * np.pi, 24)[:, None]
-    sec = np.array([[0.0, -0.03], [0.04, -0.01], [0.07, 0.03], [0.07, 0.09], [0.0, 0.1]])
-    if dome:
-        sec = _DOME_FENDER
+    sec = _DOME_FENDER if dome else _LIP_FENDER
     rad = arch_r + sec[:, 1][None, :]
     y = w - 0.02 + sec[:, 0][None, :]
     c, sn = np.cos(th), np.sin(th)

@@ -499,8 +499,12 @@ def body_decal(
         d_b = max(ay - (prof(profile, decal, x, 2) - 0.13), x - decal[m.X_FRONT] + 0.12)
         if d_b < aa:
             return m.PAINT, m.BLACKGLOSS, coverage(d_b, aa), 0.0
-    over_lamps = z > decal[m.HL_Z] + decal[m.HL_H]
-    if decal[m.UPPER_WHITE] > 0.5 and nz > 0.3 and x > decal[m.X_A] and over_lamps:
+    if (
+        decal[m.UPPER_WHITE] > 0.5
+        and nz > 0.3
+        and x > decal[m.X_A]
+        and z > decal[m.HL_Z] + decal[m.HL_H]
+    ):
         # a white upper body takes in the short bonnet under the screen, down to the nose's V
         # (ID. Buzz; in paint, the V stood alone on the nose as a pasted-on triangle)
         return m.PAINT, m.WHITEGLOSS, smooth(0.3, 0.45, nz), 0.0
@@ -646,9 +650,11 @@ def body_decal(
             # a modern mid-engined car's open tail: a black mesh vent between the lamps and a
             # deep diffuser, body colour between them (black from the lamps down read as a
             # blank board)
-            vent = max(abs(z - decal[m.TL_Z]) - decal[m.TL_H], ay - decal[m.TL_Y] + decal[m.TL_W])
-            if decal[m.REAR_MESH] == m.REAR_MESH_BELOW:
-                vent = 1e9
+            vent = 1e9  # with `tail_panel`, body colour between the lamps
+            if decal[m.REAR_MESH] != m.REAR_MESH_BELOW:
+                vent = max(
+                    abs(z - decal[m.TL_Z]) - decal[m.TL_H], ay - decal[m.TL_Y] + decal[m.TL_W]
+                )
             diffuser = max(z - decal[m.CLEARANCE] - 0.34, ay - decal[m.TL_Y] - 0.04)
             d_m = min(vent, diffuser)
             if d_m < aa:

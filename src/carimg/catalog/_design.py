@@ -106,6 +106,7 @@ FEATURES: Final = frozenset(
         "racing_stripes",  # two stripes over bonnet, roof and deck (Ford GT, after the GT40)
         "stepped_nose",  # a low bonnet stepping up to the screen, lamps on the step (Multipla)
         "lamps_in_grille",  # one grille across the whole nose, the lamps at its ends (Bronco)
+        "black_bumpers",  # deep black bumpers, front and rear, under the body colour (Hummer)
         "shoulders",  # the cabin stands well inboard of wide, flat shoulders (Hummer H1)
         "white_roof",  # a white roof over any paint (FJ Cruiser)
         "white_upper",  # white above the belt and down the nose to the lamps (ID. Buzz two-tone)

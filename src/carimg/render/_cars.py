@@ -31,7 +31,13 @@ SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
 _ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window over its engine lid
+# an open car's seats behind its windscreen's foot and its hoop behind the seats (m): front-engined,
+# then mid-engined, the engine right behind the seats (at 1.05 the Elise's stood over its rear axle)
+_OPEN_SEATS = {"front": (1.05, 0.62), "mid": (0.8, 0.36)}
 _BLUNT_EDGE = (0.06, 0.04)  # run and fall (m) of a modern blunt nose's bonnet edge
+_HUMVEE_LEDGE = 0.25  # how far (m) a Humvee's cabin stands in from its shoulders: its roof is ~75 %
+_DOME_TAIL_RISE = 0.04  # how far over its window line a bubble coupe's dome ends (m)
+_BLACK_BUMPER = 0.45  # height (m) over the clearance of a Hummer's black bumpers' tops
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
 _SIX_LIGHT_FROM = 2005  # saloons from this model year have a quarter light behind the rear door
 _QUARTER_LIGHT_MIN = 0.16  # the shortest quarter light drawn (m)
@@ -40,6 +46,7 @@ _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap
 # a triple intake's half width and half height, and its middle's half width (shares of the
 # nose's half width, m, share)
 _TRIPLE_INTAKE = (0.8, 0.07, 0.27)
+_PANTHEON_DEPTH = 2.3  # a Rolls-Royce's grille's height over a barred grille's
 _MINI_GRILLE_DEPTH = 1.8  # a MINI's grille's height over an oval grille's
 _MINI_GRILLE_HEX = (0.35, -0.15)  # its corners' rounding and its taper (narrower at the foot)
 _MINI_GRILLE_BARS = 3.0  # its bright slats
@@ -289,6 +296,10 @@ class _Silhouette:
         tail_z = p.belt_z - 0.12  # the arch runs on below the belt into a round tail
         if p.has("separate_fenders"):
             tail_z = p.belt_z - 0.3  # a Beetle's dome falls to a low, rounded tail
+        elif _metal_dome(p):
+            # a TT's dome ends on a short tail at its window line, as high as its screen's foot
+            # (run on below the belt it read as a Calibra's or a Tiburon's long fastback)
+            tail_z = p.belt_z + _DOME_TAIL_RISE
         peak = self.dome_peak_s()
         rise, run = self.roof_z - z0, peak - s0
         if power <= 0.0:
@@ -606,7 +617,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
             _FENDER_VALLEY * np.clip((sil.cowl_s - s) / max(sil.cowl_s - 0.3, 0.2), 0.0, 1.0) ** 0.6
         )
     # the cabin of a Humvee stands well inboard of its wide, flat shoulders
-    ledge = 0.16 if plan.has("shoulders") else 0.025
+    ledge = _HUMVEE_LEDGE if plan.has("shoulders") else 0.025
     half = _half_section(
         zb, zt, w, w_low, belt_line, sil.roof_z, tumble, rnd, open_top, valley, ledge
     )
@@ -788,7 +799,9 @@ def _add_features(
             m.UNDER,
         )
     # most SUVs and crossovers wear roof rails (without them a judge read them as estates)
-    rails = plan.has("roof_rails") or (plan.style in ("suv", "crossover") and plan.era > 0.3)
+    rails = plan.has("roof_rails") or (
+        plan.style in ("suv", "crossover") and plan.era > 0.3 and not plan.has("shoulders")
+    )
     if rails and plan.rear not in ("open", "pickup", "fast"):
         s0, s1 = sil.rf_s + 0.15, sil.rr_s - 0.05
         yr = float(np.interp((s0 + s1) / 2, s, w)) * (1 - _tumblehome(plan)) - 0.14
@@ -1009,7 +1022,8 @@ def _add_open_cabin(
     frame = np.stack([top + np.array([0.0, 0.0, -0.01]), top + np.array([-0.03, 0.0, 0.03])])
     b.add_grid(frame, m.TRIM, orient="keep")
     # seats with headrests
-    s_seat = s_a + 1.05
+    seat_run, hoop_run = _OPEN_SEATS["mid" if plan.engine == "mid" else "front"]
+    s_seat = s_a + seat_run
     # headrests stay below the car's published (top-up) height
     zs = min(float(np.interp(s_seat, s, belt)), plan.height - 0.47)
     ys = min(0.4, wa * 0.5)
@@ -1032,7 +1046,7 @@ def _add_open_cabin(
         )
     if plan.has("roll_hoop"):
         # a black hoop behind the seats, as tall as the headrests: two legs and a top bar (Elise)
-        xh = xo(s_seat + 0.62)
+        xh = xo(s_seat + hoop_run)
         for y0, y1, z0 in ((ys + 0.2, ys + 0.27, zs - 0.3), (-ys - 0.27, -ys - 0.2, zs - 0.3),
                            (-ys - 0.27, ys + 0.27, zs + 0.31)):  # fmt: skip
             b.add_grid(rounded_box((xh - 0.035, y0, z0), (xh + 0.035, y1, zs + 0.38), 0.5), m.TRIM)
@@ -1358,7 +1372,11 @@ def _decal_params(
     belt_mid = float(np.interp(L / 2, s, belt))
     p[m.HANDLE_Z] = belt_mid - 0.09
     p[m.CLADDING] = (
-        1.0 if plan.style in ("suv", "crossover", "pickup") and plan.grille != "none" else 0.0
+        1.0
+        if plan.style in ("suv", "crossover", "pickup")
+        and plan.grille != "none"
+        and not plan.has("shoulders")  # a Humvee's arches are bare cut-outs in flat panels
+        else 0.0
     )
     # a modern crossover's chunky black arch mouldings
     p[m.CLADDING_W] = 0.085 if plan.style in ("suv", "crossover") and plan.era > 0.6 else 0.05
@@ -1522,6 +1540,11 @@ def _lamps_and_grille(
         p[m.GR_TYPE] = m.GR_CHROME_BARS
         p[m.GR_BARS] = 3.0
         p[m.GR_H] = gh * 2.0
+    elif plan.make == "rolls-royce" and plan.grille == "vertical_bars":
+        # the Pantheon grille: bright upright vanes in a chrome frame, nearly as tall as it is wide
+        # (a wide, low dark box of bars read as a Ghost's, or a Hongqi's)
+        p[m.GR_TYPE] = m.GR_CHROME_VANES
+        p[m.GR_H] = gh * _PANTHEON_DEPTH
     elif plan.style == "suv" and plan.make == "ford" and plan.grille == "bars" and plan.era > 0.6:
         p[m.GR_BARS] = 3.0  # a modern Ford SUV's three thick bars (Explorer)
     p[m.GR_V] = 1.0 if plan.grille == "v_motion" else 0.0
@@ -1542,6 +1565,8 @@ def _lamps_and_grille(
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in _BIG_MOUTHS:
         p[m.GR_Z] = top - p[m.GR_H] * 0.8
+    if p[m.GR_TYPE] == m.GR_CHROME_VANES:
+        p[m.GR_Z] = plan.nose_z - 0.02 - p[m.GR_H]  # it stands from the bonnet's edge down
     if plan.grille == "hot_rod":
         # upright from under the bonnet's rounded edge down into the bumper (hung from the lamps
         # on raised wings, the PT Cruiser's showed only its top half)
@@ -1648,6 +1673,11 @@ def _lamps_and_grille(
     # (sports cars kept body-colour bumpers: a band round a Viper or MX-5 read as a Corvette C4's)
     banded = plan.style not in ("bus", "truck", "coupe", "convertible")
     p[m.BUMPER_BAND] = 0.13 if plan.year < 1997 and banded else 0.0
+    if plan.has("black_bumpers"):
+        # black from the body's foot up to the shut lines (a band higher up, under the grille,
+        # read as a stripe)
+        p[m.BUMPER_F_Z] = p[m.BUMPER_R_Z] = plan.clearance + _BLACK_BUMPER
+        p[m.BUMPER_BAND] = _BLACK_BUMPER
     if plan.taillamps == "l_shape":
         # the L stands on the belt at the tail (the bumper line keeps to the upright lamps' place
         # under it): its upright climbs the pillar beside the rear glass, its leg runs in under

@@ -77,9 +77,11 @@ GR_W: Final = _layout.slot("gr_w")  # grille half width, centre z, half height
 GR_Z: Final = _layout.slot("gr_z")
 GR_H: Final = _layout.slot("gr_h")
 GR_TYPE: Final = _layout.slot("gr_type")  # infill: 0 bars, 1 mesh, 2 vertical bars, 3 honeycomb,
-# 4 chrome bars (GR_CHROME_BARS), 5 closed by a smooth panel (GR_CLOSED)
+# 4 chrome bars (GR_CHROME_BARS), 5 closed by a smooth panel (GR_CLOSED), 6 chrome vanes, upright
+# (GR_CHROME_VANES)
 GR_CHROME_BARS: Final = 4.0
 GR_CLOSED: Final = 5.0
+GR_CHROME_VANES: Final = 6.0
 GR_ROUND: Final = _layout.slot("gr_round")
 GR_TAPER: Final = _layout.slot("gr_taper")  # width change towards the bottom
 GR_WAIST: Final = _layout.slot("gr_waist")  # width pinched at mid height (spindle)

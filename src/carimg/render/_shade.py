@@ -258,6 +258,9 @@ def _grille_pattern(ay: float, z: float, decal: np.ndarray) -> float:
     if gt == 2:
         ph = ay * 30.0
         return smooth(0.25, 0.4, abs(ph - math.floor(ph) - 0.5))
+    if gt == m.GR_CHROME_VANES:
+        ph = ay * 22.0
+        return smooth(0.16, 0.21, abs(ph - math.floor(ph) - 0.5))  # thick vanes, thin gaps
     return _honeycomb(ay, z, 28.0)
 
 
@@ -284,8 +287,9 @@ def _exhaust(y: float, z: float, decal: np.ndarray) -> float:
     mode = decal[m.EXHAUST]
     d = 1e9
     if mode == m.EXHAUST_TRIPLE:
-        for y_e, dz_e in ((-0.075, 0.0), (0.075, 0.0), (0.0, 0.1)):
-            d = min(d, math.hypot(y - y_e, z - z_e - dz_e) - 0.045)
+        # big tips, each a hand's width (at 9 cm the 458's showed as one dot)
+        for y_e, dz_e in ((-0.09, 0.0), (0.09, 0.0), (0.0, 0.12)):
+            d = min(d, math.hypot(y - y_e, z - z_e - dz_e) - 0.055)
     elif mode == m.EXHAUST_CENTRE:
         # a regular hexagon, flat top and bottom
         u, v = abs(y), abs(z - z_e - 0.07)
@@ -595,6 +599,7 @@ def body_decal(
                     decal[m.GR_TYPE] == 0
                     or decal[m.GR_TYPE] == m.GR_CHROME_BARS
                     or decal[m.GR_TYPE] == m.GR_CLOSED
+                    or decal[m.GR_TYPE] == m.GR_CHROME_VANES
                 )
                 return (
                     m.PAINT,
@@ -606,8 +611,8 @@ def body_decal(
                 return m.PAINT, m.BLACKGLOSS, 1.0, 0.0  # a smooth panel in a bright rim (i3)
             # a recess, not a print: the surround's shadow falls on the bars near its edge
             inset = 0.75 * smooth(-0.045, 0.0, d_gr)
-            if decal[m.GR_TYPE] == m.GR_CHROME_BARS:
-                # thick bright bars across a dark grille (Ford's trucks)
+            if decal[m.GR_TYPE] == m.GR_CHROME_BARS or decal[m.GR_TYPE] == m.GR_CHROME_VANES:
+                # thick bright bars across a dark grille (Ford's trucks), or upright (Rolls-Royce)
                 return m.BLACKGLOSS, m.CHROME, (1.0 - pattern) * (1.0 - inset), 0.0
             return m.BLACKGLOSS, m.TRIM, 1.0, max(pattern, inset)
         if decal[m.LI_W] > 0.0:

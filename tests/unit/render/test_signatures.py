@@ -16,7 +16,7 @@ from carimg.render._cars import _half_section, _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._render import render_model
-from carimg.render._shade import _boomerang_light, _halo_rings, _head_lamp, body_decal
+from carimg.render._shade import _boomerang_light, _exhaust, _halo_rings, _head_lamp, body_decal
 from carimg.render._shapes import prof
 from carimg.render._studio import studio_map
 from carimg.render._surfaces import shade_material
@@ -1439,3 +1439,63 @@ def test_a_rear_engined_coupes_tail_overhangs_further_than_its_nose() -> None:
     plan = _plan_from_record(record, 2020)
     rear_oh = plan.length - plan.wheelbase - plan.front_oh
     assert plan.front_oh < rear_oh - 0.05
+
+
+def test_an_open_mid_engined_cars_seats_sit_nearer_its_screen() -> None:
+    # at a front-engined roadster's distance the Elise's seats stood over its rear axle, and it
+    # read as a Corvette convertible (rounds 535-546)
+    def seats_front(engine: str) -> float:
+        model = model_of(body="convertible", doors=2, roof="soft_top", engine=engine)
+        verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.SEAT])]
+        return float(verts[:, 0].max())
+
+    assert seats_front("mid") > seats_front("front") + 0.2
+
+
+def test_a_humvee_wears_neither_roof_rails_nor_arch_cladding() -> None:
+    def roof_trim_and_cladding(features: list[str]) -> tuple[int, float]:
+        model = model_of(body="suv", roof="box", features=features)
+        verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.TRIM])]
+        on_roof = int((verts[:, 2] > HATCH["height"] / 1000 - 0.05).sum())
+        return on_roof, float(model.decal[m.CLADDING])
+
+    rails, cladding = roof_trim_and_cladding([])
+    assert rails > 0 and cladding == 1.0
+    assert roof_trim_and_cladding(["shoulders"]) == (0, 0.0)
+
+
+def test_a_bubble_coupes_dome_ends_over_its_window_line() -> None:
+    # run on below the belt, the TT's dome read as a Calibra's or Tiburon's long fastback
+    record = parse_generation({**HATCH, "body": "coupe", "doors": 3, "roof": "bubble"})
+    plan = _plan_from_record(record, 2002)
+    tail_z = _Silhouette(plan).points()[-1][1]
+    assert tail_z > plan.belt_z
+
+
+def test_black_bumpers_run_from_the_body_foot_to_their_shut_lines() -> None:
+    plain = model_of(body="suv", roof="box", year=2005)
+    bumpers = model_of(body="suv", roof="box", year=2005, features=["black_bumpers"])
+    assert plain.decal[m.BUMPER_BAND] == 0.0
+    band_foot = bumpers.decal[m.BUMPER_F_Z] - bumpers.decal[m.BUMPER_BAND]
+    assert band_foot <= HATCH["clearance"] / 1000 + 0.01
+    assert bumpers.decal[m.BUMPER_F_Z] == bumpers.decal[m.BUMPER_R_Z]
+
+
+def test_a_rolls_royces_grille_is_a_tall_frame_of_bright_vanes() -> None:
+    # a wide, low dark box of bars read as a Ghost's or a Hongqi's (rounds 535-546)
+    def grille(make: str) -> tuple[float, float]:
+        saloon = model_of(make=make, body="sedan", roof="three_box", grille="vertical_bars")
+        return float(saloon.decal[m.GR_TYPE]), float(saloon.decal[m.GR_H])
+
+    rolls_type, rolls_h = grille("rolls-royce")
+    other_type, other_h = grille("signature")
+    assert (rolls_type, other_type) == (m.GR_CHROME_VANES, 2.0)
+    assert rolls_h > 2 * other_h
+
+
+def test_triple_exhaust_tips_are_each_a_hands_width() -> None:
+    # at 9 cm the 458 Italia's three tips showed as one dot in a 480 px sheet
+    decal = model_of(engine="mid", features=["triple_exhaust"]).decal
+    z_tips = float(decal[m.CLEARANCE]) + 0.2
+    assert _exhaust(0.14, z_tips, decal) < 0.0  # inside an outer tip's rim
+    assert _exhaust(0.0, z_tips, decal) > 0.0  # a gap between the lower pair

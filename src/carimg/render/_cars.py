@@ -36,7 +36,6 @@ _ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window ove
 _OPEN_SEATS = {"front": (1.05, 0.62), "mid": (0.8, 0.36)}
 _BLUNT_EDGE = (0.06, 0.04)  # run and fall (m) of a modern blunt nose's bonnet edge
 _HUMVEE_LEDGE = 0.25  # how far (m) a Humvee's cabin stands in from its shoulders: its roof is ~75 %
-_DOME_TAIL_RISE = 0.04  # how far over its window line a bubble coupe's dome ends (m)
 _BLACK_BUMPER = 0.45  # height (m) over the clearance of a Hummer's black bumpers' tops
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
 _SIX_LIGHT_FROM = 2005  # saloons from this model year have a quarter light behind the rear door
@@ -296,10 +295,6 @@ class _Silhouette:
         tail_z = p.belt_z - 0.12  # the arch runs on below the belt into a round tail
         if p.has("separate_fenders"):
             tail_z = p.belt_z - 0.3  # a Beetle's dome falls to a low, rounded tail
-        elif _metal_dome(p):
-            # a TT's dome ends on a short tail at its window line, as high as its screen's foot
-            # (run on below the belt it read as a Calibra's or a Tiburon's long fastback)
-            tail_z = p.belt_z + _DOME_TAIL_RISE
         peak = self.dome_peak_s()
         rise, run = self.roof_z - z0, peak - s0
         if power <= 0.0:

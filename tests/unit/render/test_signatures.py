@@ -1464,14 +1464,6 @@ def test_a_humvee_wears_neither_roof_rails_nor_arch_cladding() -> None:
     assert roof_trim_and_cladding(["shoulders"]) == (0, 0.0)
 
 
-def test_a_bubble_coupes_dome_ends_over_its_window_line() -> None:
-    # run on below the belt, the TT's dome read as a Calibra's or Tiburon's long fastback
-    record = parse_generation({**HATCH, "body": "coupe", "doors": 3, "roof": "bubble"})
-    plan = _plan_from_record(record, 2002)
-    tail_z = _Silhouette(plan).points()[-1][1]
-    assert tail_z > plan.belt_z
-
-
 def test_black_bumpers_run_from_the_body_foot_to_their_shut_lines() -> None:
     plain = model_of(body="suv", roof="box", year=2005)
     bumpers = model_of(body="suv", roof="box", year=2005, features=["black_bumpers"])

@@ -287,9 +287,8 @@ def _exhaust(y: float, z: float, decal: np.ndarray) -> float:
     mode = decal[m.EXHAUST]
     d = 1e9
     if mode == m.EXHAUST_TRIPLE:
-        # big tips, each a hand's width (at 9 cm the 458's showed as one dot)
-        for y_e, dz_e in ((-0.09, 0.0), (0.09, 0.0), (0.0, 0.12)):
-            d = min(d, math.hypot(y - y_e, z - z_e - dz_e) - 0.055)
+        for y_e, dz_e in ((-0.075, 0.0), (0.075, 0.0), (0.0, 0.1)):
+            d = min(d, math.hypot(y - y_e, z - z_e - dz_e) - 0.045)
     elif mode == m.EXHAUST_CENTRE:
         # a regular hexagon, flat top and bottom
         u, v = abs(y), abs(z - z_e - 0.07)

@@ -16,7 +16,7 @@ from carimg.render._cars import _half_section, _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
 from carimg.render._plan import _plan_from_record
 from carimg.render._render import render_model
-from carimg.render._shade import _boomerang_light, _exhaust, _halo_rings, _head_lamp, body_decal
+from carimg.render._shade import _boomerang_light, _halo_rings, _head_lamp, body_decal
 from carimg.render._shapes import prof
 from carimg.render._studio import studio_map
 from carimg.render._surfaces import shade_material
@@ -1483,11 +1483,3 @@ def test_a_rolls_royces_grille_is_a_tall_frame_of_bright_vanes() -> None:
     other_type, other_h = grille("signature")
     assert (rolls_type, other_type) == (m.GR_CHROME_VANES, 2.0)
     assert rolls_h > 2 * other_h
-
-
-def test_triple_exhaust_tips_are_each_a_hands_width() -> None:
-    # at 9 cm the 458 Italia's three tips showed as one dot in a 480 px sheet
-    decal = model_of(engine="mid", features=["triple_exhaust"]).decal
-    z_tips = float(decal[m.CLEARANCE]) + 0.2
-    assert _exhaust(0.14, z_tips, decal) < 0.0  # inside an outer tip's rim
-    assert _exhaust(0.0, z_tips, decal) > 0.0  # a gap between the lower pair

@@ -1503,6 +1503,7 @@ def _lamps_and_grille(
         p[m.GR_TYPE] = m.GR_CLOSED
     p[m.GR_BARS] = 5.0
     ford_truck = plan.style == "pickup" and plan.make == "ford" and plan.grille == "bars"
+    pantheon = plan.make == "rolls-royce" and plan.grille == "vertical_bars"
     if ford_truck:
         # Ford's barred truck grilles: two thick chrome bars across a tall grille that fills the
         # space between the lamps, level with their tops (a dark block read as a Ram's)
@@ -1535,7 +1536,7 @@ def _lamps_and_grille(
         p[m.GR_TYPE] = m.GR_CHROME_BARS
         p[m.GR_BARS] = 3.0
         p[m.GR_H] = gh * 2.0
-    elif plan.make == "rolls-royce" and plan.grille == "vertical_bars":
+    elif pantheon:
         # the Pantheon grille: bright upright vanes in a chrome frame, nearly as tall as it is wide
         # (a wide, low dark box of bars read as a Ghost's, or a Hongqi's)
         p[m.GR_TYPE] = m.GR_CHROME_VANES
@@ -1560,7 +1561,7 @@ def _lamps_and_grille(
     p[m.GR_Z] = top - p[m.GR_H]
     if plan.grille in _BIG_MOUTHS:
         p[m.GR_Z] = top - p[m.GR_H] * 0.8
-    if p[m.GR_TYPE] == m.GR_CHROME_VANES:
+    if pantheon:
         p[m.GR_Z] = plan.nose_z - 0.02 - p[m.GR_H]  # it stands from the bonnet's edge down
     if plan.grille == "hot_rod":
         # upright from under the bonnet's rounded edge down into the bumper (hung from the lamps

@@ -1483,3 +1483,11 @@ def test_a_rolls_royces_grille_is_a_tall_frame_of_bright_vanes() -> None:
     other_type, other_h = grille("signature")
     assert (rolls_type, other_type) == (m.GR_CHROME_VANES, 2.0)
     assert rolls_h > 2 * other_h
+
+
+def test_a_rolls_royces_grille_stands_from_the_bonnets_edge_down() -> None:
+    record = parse_generation({**HATCH, "make": "rolls-royce", "body": "sedan",
+                               "roof": "three_box", "grille": "vertical_bars"})  # fmt: skip
+    plan = _plan_from_record(record, 2010)
+    decal = build_from_plan(plan).decal
+    assert float(decal[m.GR_Z] + decal[m.GR_H]) == pytest.approx(plan.nose_z - 0.02)

@@ -296,6 +296,7 @@ KNOWN_MODELS: Final[Mapping[str, Mapping[str, str]]] = {
         "patrol": "suv", "safari": "suv", "terrano": "suv", "qashqai": "crossover",
         "juke": "crossover", "xtrail": "suv", "march": "hatchback", "micra": "hatchback",
         "note": "hatchback", "fairlady": "coupe", "silvia": "coupe",
+        "cube": "minivan",  # a tall-box compact MPV; vPIC files it as an SUV
     },
     "mitsubishi": {
         "asx": "crossover", "grandis": "minivan", "chariot": "minivan", "strada": "pickup",

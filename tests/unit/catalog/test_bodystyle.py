@@ -339,6 +339,7 @@ def test_name_word_refines_a_known_car_shape() -> None:
 def test_whole_name_known_entry_beats_vpic() -> None:
     assert choose_body_style("SUBARU", "Outback", CAR, SUV) == ("wagon", "rules:known")
     assert choose_body_style("LEXUS", "UX", CAR, "Wagon") == ("suv", "rules:known")
+    assert choose_body_style("NISSAN", "Cube", CAR, SUV) == ("minivan", "rules:known")
 
 
 def test_prefix_known_entry_defers_to_vpic() -> None:

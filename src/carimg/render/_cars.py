@@ -28,6 +28,8 @@ def era(year: int) -> float:
 
 
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
+_D_PANEL = 0.55  # the blind panel closing a Defender's greenhouse at the tail (m)
+_SHIELD_H = 0.12  # a side exhaust's heat shield under the doors (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
 _ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window over its engine lid
@@ -843,12 +845,19 @@ def _add_features(
             mirror_y=True,
         )
     if plan.has("side_pipes"):
-        # exhaust pipes along the sills under the doors, inside the published width (Viper)
+        # exhaust pipes along the sills under the doors, inside the published width, behind a
+        # tall bright heat shield (Viper: a thin pipe alone read as a trim strip)
         s0, s1 = plan.front_oh + arch_r + 0.12, plan.front_oh + plan.wheelbase - arch_r - 0.1
         yy = min(float(np.interp((s0 + s1) / 2, s, w)), W / 2 - 0.045)
         z = plan.clearance + 0.06
         b.add_grid(
-            tube((x_of(s1), yy, z), (x_of(s0), yy, z), 0.04), m.CHROME, wrap_v=True, mirror_y=True
+            rounded_box(
+                (x_of(s1), yy - 0.04, z - _SHIELD_H / 2),
+                (x_of(s0), yy + 0.03, z + _SHIELD_H / 2),
+                0.5,
+            ),
+            m.CHROME,
+            mirror_y=True,
         )
     if plan.has("hood_scoop") or plan.has("bonnet_bulge"):
         s0 = max(0.3, plan.front_oh * 0.6)
@@ -1125,7 +1134,6 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.ROOF_BLACK: "two_tone",
     m.ROOF_WHITE: "white_roof",
     m.UPPER_WHITE: "white_upper",
-    m.WRAP_GLASS: "wrap_glass",
     m.SAFARI: "safari_windows",
     m.LOUVRES: "engine_louvres",
     m.SPLIT_SCREEN: "split_windscreen",
@@ -1152,6 +1160,7 @@ _FEATURE_MODES: dict[int, dict[float, str]] = {
         m.EXHAUST_QUAD: "quad_exhaust",
     },
     m.SIDE_VENT: {m.VENT_FINNED: "side_vents", m.VENT_GILLS: "side_gills"},
+    m.WRAP_GLASS: {m.WRAP_ONE: "wrap_glass", m.WRAP_BOTH: "wrap_quarters"},
 }
 
 
@@ -1258,6 +1267,10 @@ def _decal_params(
         # up and back under the roof (a B-pillar and quarter light read as a Lotus Esprit's)
         win_rear_s = min(win_rear_s, win_front_s + 0.95)
         p[m.WIN_REAR_LEAN] = -0.8
+    if plan.has("d_panel"):
+        # a blind panel of body colour closes the greenhouse's last half metre (Defender L663:
+        # glass to the tail read as a Grenadier's, a Bronco's or a Jimny's)
+        win_rear_s = min(win_rear_s, L - _D_PANEL)
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
     pillar_w = 0.075 if L < 6 else 0.12

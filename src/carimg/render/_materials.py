@@ -112,7 +112,9 @@ BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none,
 BELT_STEP_RUN: Final = _layout.slot("belt_step_run")  # over how long a run (m) it steps
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
-WRAP_GLASS: Final = _layout.slot("wrap_glass")  # 1 = rear glass wraps round the left rear corner
+WRAP_GLASS: Final = _layout.slot("wrap_glass")  # glass wrapping round the rear corners, 0 none
+WRAP_ONE: Final = 1.0  # round the left rear corner only (Nissan Cube)
+WRAP_BOTH: Final = 2.0  # round both (FJ Cruiser)
 SAFARI: Final = _layout.slot("safari")  # 1 = alpine windows in the roof side over the rear seats
 LOUVRES: Final = _layout.slot("louvres")  # 1 = a slatted engine lid behind the rear glass
 SPLIT_SCREEN: Final = _layout.slot("split_screen")  # 1 = a bar down the windscreen's middle

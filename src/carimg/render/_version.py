@@ -12,7 +12,7 @@ import hashlib
 from importlib import resources
 from typing import Final
 
-RENDER_CODE_VERSION: Final = 89
+RENDER_CODE_VERSION: Final = 90
 
 
 def _design_data_digest() -> str:

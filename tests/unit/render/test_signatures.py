@@ -1491,3 +1491,33 @@ def test_a_rolls_royces_grille_stands_from_the_bonnets_edge_down() -> None:
     plan = _plan_from_record(record, 2010)
     decal = build_from_plan(plan).decal
     assert float(decal[m.GR_Z] + decal[m.GR_H]) == pytest.approx(plan.nose_z - 0.02)
+
+
+def test_wrap_quarters_run_the_side_glass_round_both_rear_corners() -> None:
+    fj = model_of(body="suv", roof="box", features=["wrap_quarters"])
+    d = fj.decal
+    x = float(d[m.X_REAR]) + 0.04  # on the rounded rear corner, facing out and back
+    z = float(d[m.TL_Z] + d[m.TL_H]) + 0.15  # above the tail lamps, below the roof
+
+    def glass(y: float, ny: float) -> float:
+        _, overlay, cover, _ = body_decal(x, y, z, -0.6, ny, 0.0, 0.002, d, fj.profile)
+        return cover if overlay == m.GLASS else 0.0
+
+    half = float(d[m.TL_Y] + d[m.TL_W])
+    assert glass(half, 0.8) == glass(-half, -0.8) == 1.0
+
+
+def test_a_d_panel_closes_the_greenhouse_half_a_metre_ahead_of_the_tail() -> None:
+    def glass_to_tail(features: list[str]) -> float:
+        d = model_of(body="suv", roof="box", features=features).decal
+        return float(d[m.WIN_REAR] - d[m.X_REAR])
+
+    assert glass_to_tail(["d_panel"]) >= 0.5
+    assert glass_to_tail([]) < 0.3
+
+
+def test_side_pipes_hide_behind_a_tall_bright_heat_shield() -> None:
+    model = model_of(body="convertible", doors=2, roof="soft_top", features=["side_pipes"])
+    verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.CHROME])]
+    low = verts[verts[:, 2] < 0.5]
+    assert float(low[:, 2].max() - low[:, 2].min()) >= 0.1

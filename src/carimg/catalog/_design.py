@@ -113,6 +113,7 @@ FEATURES: Final = frozenset(
         "sliding_doors",
         "roof_rails",
         "rear_wing",
+        "hoop_wing",  # a body-colour rear wing on broad fins at the tail's corners (Supra A80)
         "ducktail",  # spoiler lip integrated in the tail
         "side_steps",
         "side_pipes",  # exhaust pipes along the sills under the doors (Viper)

@@ -30,6 +30,7 @@ def era(year: int) -> float:
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _D_PANEL = 0.55  # the blind panel closing a Defender's greenhouse at the tail (m)
 _SHIELD_H = 0.12  # a side exhaust's heat shield under the doors (m)
+_BOLT_DROP = 0.14  # how far a sliding-door MPV's window line drops behind its doors (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
 _ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window over its engine lid
@@ -821,19 +822,26 @@ def _add_features(
         for wx in wheel_x:
             w_here = float(np.interp(L / 2 - wx, s, w))
             _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat, square, dome)
-    if plan.has("rear_wing"):
+    if plan.has("rear_wing") or plan.has("hoop_wing"):
         deck = min(float(np.interp(L - 0.2, s, zt)), plan.height - 0.21)  # wing within the height
         xw = x_of(L - 0.18)
+        # a hoop wing is body colour, its legs broad fins rising from the tail's outer corners
+        # (Supra A80: a black blade on inboard stalks read as an RX-7's or an Evo's)
+        hoop = plan.has("hoop_wing")
+        finish = m.PAINT if hoop else m.BLACKGLOSS
         b.add_grid(
             rounded_box((xw - 0.14, -W * 0.44, deck + 0.16), (xw + 0.1, W * 0.44, deck + 0.2), 0.3),
-            m.BLACKGLOSS,
+            finish,
         )
-        for yy in (W * 0.3, -W * 0.3):
+        leg_y, leg_run = (W * 0.41, 0.22) if hoop else (W * 0.3, 0.08)
+        for yy in (leg_y, -leg_y):
             b.add_grid(
                 rounded_box(
-                    (xw - 0.05, yy - 0.02, deck - 0.02), (xw + 0.03, yy + 0.02, deck + 0.17), 0.3
+                    (xw + 0.03 - leg_run, yy - 0.02, deck - 0.02),
+                    (xw + 0.03, yy + 0.02, deck + 0.17),
+                    0.3,
                 ),
-                m.BLACKGLOSS,
+                finish,
             )
     if plan.has("side_steps"):
         s0, s1 = plan.front_oh + arch_r + 0.05, plan.front_oh + plan.wheelbase - arch_r - 0.05
@@ -1355,7 +1363,8 @@ def _decal_params(
         # the sliding door's rail runs back along the rear quarter under the glass
         p[m.SLIDE_RAIL] = x_of(s_a + 1.95)
         if plan.has("belt_drop"):
-            _belt_step(p, x_of(s_a + 2.05), 0.08, _BELT_DROP_RUN)
+            # Honda's "lightning bolt": the glass deepens sharply over the rear quarter
+            _belt_step(p, x_of(s_a + 2.05), _BOLT_DROP, _BELT_DROP_RUN)
     else:
         b_pos = pillars[0] if pillars else s_a + 1.0
         seams = [s_a + 0.03, b_pos, _rear_door_end(plan, b_pos, arch_r)]

@@ -1521,3 +1521,18 @@ def test_side_pipes_hide_behind_a_tall_bright_heat_shield() -> None:
     verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.CHROME])]
     low = verts[verts[:, 2] < 0.5]
     assert float(low[:, 2].max() - low[:, 2].min()) >= 0.1
+
+
+def test_a_hoop_wing_is_body_colour_where_a_plain_wing_is_black() -> None:
+    def count(features: list[str], material: int) -> int:
+        model = model_of(body="coupe", doors=2, roof="liftback", features=features)
+        return int((model.mesh.mats == material).sum())
+
+    assert count(["hoop_wing"], m.PAINT) > count([], m.PAINT)
+    assert count(["hoop_wing"], m.BLACKGLOSS) == count([], m.BLACKGLOSS)
+    assert count(["rear_wing"], m.BLACKGLOSS) > count([], m.BLACKGLOSS)
+
+
+def test_a_sliding_door_mpvs_window_line_drops_a_hand_behind_its_doors() -> None:
+    d = model_of(body="minivan", roof="van", features=["sliding_doors", "belt_drop"]).decal
+    assert d[m.BELT_DROP] >= 0.12

@@ -150,7 +150,6 @@ FEATURES: Final = frozenset(
         "kamm_glass",  # a cut-off Kamm tail with a second, upright pane under the spoiler (Prius)
         "wrap_glass",  # the rear glass wraps round one rear corner only (Nissan Cube)
         "wrap_quarters",  # the side glass wraps round both rear corners (FJ Cruiser)
-        "d_panel",  # a blind body-colour panel closes the greenhouse's last half metre (Defender)
         "side_vents",  # a dark vent with a bright fin behind each front wheel (Range Rover)
         "black_bonnet",  # a black bonnet and tailgate, a black band over the roof (BMW i3)
         "square_arches",  # flat-topped arches: the cut-out, flares and cladding (RAV4, H1, Bronco)

@@ -28,7 +28,6 @@ def era(year: int) -> float:
 
 
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
-_D_PANEL = 0.55  # the blind panel closing a Defender's greenhouse at the tail (m)
 _SHIELD_H = 0.12  # a side exhaust's heat shield under the doors (m)
 _BOLT_DROP = 0.14  # how far a sliding-door MPV's window line drops behind its doors (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
@@ -1275,10 +1274,6 @@ def _decal_params(
         # up and back under the roof (a B-pillar and quarter light read as a Lotus Esprit's)
         win_rear_s = min(win_rear_s, win_front_s + 0.95)
         p[m.WIN_REAR_LEAN] = -0.8
-    if plan.has("d_panel"):
-        # a blind panel of body colour closes the greenhouse's last half metre (Defender L663:
-        # glass to the tail read as a Grenadier's, a Bronco's or a Jimny's)
-        win_rear_s = min(win_rear_s, L - _D_PANEL)
     p[m.WIN_FRONT] = x_of(win_front_s)
     p[m.WIN_REAR] = x_of(win_rear_s)
     pillar_w = 0.075 if L < 6 else 0.12

@@ -1507,15 +1507,6 @@ def test_wrap_quarters_run_the_side_glass_round_both_rear_corners() -> None:
     assert glass(half, 0.8) == glass(-half, -0.8) == 1.0
 
 
-def test_a_d_panel_closes_the_greenhouse_half_a_metre_ahead_of_the_tail() -> None:
-    def glass_to_tail(features: list[str]) -> float:
-        d = model_of(body="suv", roof="box", features=features).decal
-        return float(d[m.WIN_REAR] - d[m.X_REAR])
-
-    assert glass_to_tail(["d_panel"]) >= 0.5
-    assert glass_to_tail([]) < 0.3
-
-
 def test_side_pipes_hide_behind_a_tall_bright_heat_shield() -> None:
     model = model_of(body="convertible", doors=2, roof="soft_top", features=["side_pipes"])
     verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.CHROME])]

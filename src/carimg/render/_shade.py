@@ -281,6 +281,13 @@ def _stripes(ay: float) -> float:
 
 
 @njit(cache=True, nogil=True)
+def _wraps_here(y: float, decal: np.ndarray) -> bool:
+    """Whether the glass wraps round the rear corner on this flank (+y the car's left)."""
+    mode = decal[m.WRAP_GLASS]
+    return mode == m.WRAP_BOTH or (mode == m.WRAP_ONE and y > 0.0)
+
+
+@njit(cache=True, nogil=True)
 def _exhaust(y: float, z: float, decal: np.ndarray) -> float:
     """Signed distance to the exhaust tips in the tail (rear-view y, z), by the EXHAUST mode."""
     z_e = decal[m.CLEARANCE] + 0.2
@@ -404,9 +411,7 @@ def body_decal(
             rear_edge = decal[m.WIN_REAR] + decal[m.WIN_REAR_LEAN] * (z - zlo)
             # a Cube's glass wraps round its left rear corner (x forward, z up: +y is the car's
             # left, the flank the side and three-quarter views show), an FJ Cruiser's round both
-            if decal[m.WRAP_GLASS] == m.WRAP_BOTH or (
-                decal[m.WRAP_GLASS] == m.WRAP_ONE and y > 0.0
-            ):
+            if _wraps_here(y, decal):
                 rear_edge = decal[m.X_REAR] - 0.05  # on round the corner into the rear glass
                 # at the roof's height, not dipping where the roof rounds off into the tail
                 roof_top = prof(profile, decal, decal[m.X_RR] + 0.3, 0)
@@ -485,9 +490,7 @@ def body_decal(
                 d = min(d, z - decal[m.SCREEN_TOP] + 0.6)  # a van's rear-door windows
             if decal[m.X_GH_END] > decal[m.X_REAR] + 0.1:
                 d = min(d, x - decal[m.X_GH_END] - 0.02)
-            if decal[m.WRAP_GLASS] == m.WRAP_BOTH or (
-                decal[m.WRAP_GLASS] == m.WRAP_ONE and y > 0.0
-            ):
+            if _wraps_here(y, decal):
                 corner = 0.0  # the glass runs on round this corner into the side window
             cov = coverage(-d, aa) * (1.0 - corner)
             return pillar_mat, m.GLASS, cov, 0.0

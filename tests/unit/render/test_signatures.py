@@ -1519,6 +1519,27 @@ def test_a_hoop_wing_is_body_colour_where_a_plain_wing_is_black() -> None:
     assert count(["rear_wing"], m.BLACKGLOSS) > count([], m.BLACKGLOSS)
 
 
+def wing_legs(feature: str, material: int) -> tuple[float, float, float]:
+    """The wing's legs (its added parts' lowest 5 cm): nearest |y|, fore-aft run, blade's |y|."""
+
+    def verts(features: list[str]) -> np.ndarray:
+        mesh = model_of(body="coupe", doors=2, roof="liftback", features=features).mesh
+        return mesh.verts[np.unique(mesh.tris[mesh.mats == material])]
+
+    before = {tuple(np.round(v, 5)) for v in verts([])}
+    wing = np.array([v for v in verts([feature]) if tuple(np.round(v, 5)) not in before])
+    legs = wing[wing[:, 2] < wing[:, 2].min() + 0.05]
+    run = float(legs[:, 0].max() - legs[:, 0].min())
+    return float(np.abs(legs[:, 1]).min()), run, float(np.abs(wing[:, 1]).max())
+
+
+def test_a_hoop_wings_legs_are_broad_fins_at_the_tails_outer_corners() -> None:
+    hoop_y, hoop_run, span = wing_legs("hoop_wing", m.PAINT)
+    plain_y, plain_run, _ = wing_legs("rear_wing", m.BLACKGLOSS)
+    assert hoop_y >= 0.85 * span and hoop_run >= 0.2
+    assert plain_y <= 0.75 * span and plain_run <= 0.1
+
+
 def test_a_sliding_door_mpvs_window_line_drops_a_hand_behind_its_doors() -> None:
     d = model_of(body="minivan", roof="van", features=["sliding_doors", "belt_drop"]).decal
     assert d[m.BELT_DROP] >= 0.12

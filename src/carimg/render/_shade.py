@@ -18,6 +18,7 @@ from carimg.render._surfaces import shade_material
 
 PAINT_FLAG = 1.0
 _HEAD_WRAP_RISE = 0.12  # rise (m per m back) of a head lamp's run along the wing, under the bonnet
+_FANG_HALF = 0.14  # half the length (m) of a fang day-time light down the bumper (208 II: 0.28 m)
 _INTAKE_FLARE = 0.15  # how much wider a lower intake is at its foot than at its middle
 _TRIPLE_BAR = 0.08  # the body-colour bar between a triple intake's openings (m)
 _INTAKE_CELLS = 16.0  # a lower intake's mesh openings a metre (coarse enough to show at 480 px)
@@ -62,7 +63,7 @@ def _head_lamp(ay: float, z: float, decal: np.ndarray) -> tuple[float, float]:
     if decal[m.HL_FANG] > 0.5:
         # a day-time light dropping from the lamp's outer end down the bumper (Peugeot's fang)
         y_f = decal[m.HL_Y] + decal[m.HL_W] * 0.55
-        d = min(d, rrect(ay, zs, y_f, -decal[m.HL_H] - 0.09, 0.013, 0.1, 0.01))
+        d = min(d, rrect(ay, zs, y_f, -decal[m.HL_H] - _FANG_HALF + 0.01, 0.013, _FANG_HALF, 0.01))
     return d, zs
 
 

@@ -904,6 +904,15 @@ def test_a_front_light_bar_runs_level_between_slanted_lamps() -> None:
     assert _head_lamp(0.0, chevron_tip, d)[0] > 0.0  # not dipping to a chevron's point
 
 
+def test_a_fang_day_light_runs_a_long_way_down_the_bumper() -> None:
+    # Peugeot's 208 II: a 0.28 m fang (0.2 m read as any hatch's lamp corner)
+    d = model_of(headlamps="slim", features=["fang_drl"]).decal
+    y_f = float(d[m.HL_Y] + d[m.HL_W] * 0.55)
+    lamp_foot = float(d[m.HL_Z] - d[m.HL_H] + d[m.HL_SLANT] * (y_f - d[m.HL_Y]))
+    assert _head_lamp(y_f, lamp_foot - 0.25, d)[0] < 0.0
+    assert _head_lamp(y_f, lamp_foot - 0.32, d)[0] > 0.0
+
+
 def test_a_v_motion_mouth_reaches_under_the_lamps_with_square_corners() -> None:
     # a narrow, round-bottomed one read as an Alfa shield in every round
     d = model_of(body="suv", roof="box", grille="v_motion").decal
@@ -1538,6 +1547,23 @@ def test_a_hoop_wings_legs_are_broad_fins_at_the_tails_outer_corners() -> None:
     plain_y, plain_run, _ = wing_legs("rear_wing", m.BLACKGLOSS)
     assert hoop_y >= 0.85 * span and hoop_run >= 0.2
     assert plain_y <= 0.75 * span and plain_run <= 0.1
+
+
+def wing_rise(feature: str) -> float:
+    """How high a body-colour wing stands over its feet (m)."""
+    mesh = model_of(body="coupe", doors=2, roof="liftback", features=[feature]).mesh
+    bare = model_of(body="coupe", doors=2, roof="liftback").mesh
+    before = {tuple(np.round(v, 5)) for v in bare.verts[np.unique(bare.tris[bare.mats == m.PAINT])]}
+    verts = mesh.verts[np.unique(mesh.tris[mesh.mats == m.PAINT])]
+    wing = np.array([v for v in verts if tuple(np.round(v, 5)) not in before])
+    return float(wing[:, 2].max() - wing[:, 2].min())
+
+
+def test_a_basket_handle_wing_sits_low_over_the_deck() -> None:
+    # the NSX NA1's: a hoop wing's height read as a Supra's or an Esprit's racing wing
+    assert wing_rise("basket_wing") <= 0.14
+    assert wing_rise("hoop_wing") >= 0.2
+    assert wing_legs("basket_wing", m.PAINT)[0] >= 0.85 * wing_legs("basket_wing", m.PAINT)[2]
 
 
 def test_a_sliding_door_mpvs_window_line_drops_a_hand_behind_its_doors() -> None:

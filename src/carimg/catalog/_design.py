@@ -114,7 +114,6 @@ FEATURES: Final = frozenset(
         "roof_rails",
         "rear_wing",
         "hoop_wing",  # a body-colour rear wing on broad fins at the tail's corners (Supra A80)
-        "basket_wing",  # a low body-colour hoop over the deck, a slot under it (NSX NA1)
         "ducktail",  # spoiler lip integrated in the tail
         "side_steps",
         "side_pipes",  # exhaust pipes along the sills under the doors (Viper)

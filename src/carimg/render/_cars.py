@@ -28,8 +28,6 @@ def era(year: int) -> float:
 
 
 SPARE_GAP = 0.03  # tailgate to spare tyre (m)
-_WING_LIFT = 0.16  # a rear wing's blade above the deck (m)
-_BASKET_LIFT = 0.07  # a basket-handle wing's, low over the deck, a slot under it (NSX NA1)
 _SHIELD_H = 0.12  # a side exhaust's heat shield under the doors (m)
 _BOLT_DROP = 0.14  # how far a sliding-door MPV's window line drops behind its doors (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
@@ -823,19 +821,15 @@ def _add_features(
         for wx in wheel_x:
             w_here = float(np.interp(L / 2 - wx, s, w))
             _add_arch_flare(b, wx, plan.wheel_r, arch_r, w_here, mat, square, dome)
-    if plan.has("rear_wing") or plan.has("hoop_wing") or plan.has("basket_wing"):
+    if plan.has("rear_wing") or plan.has("hoop_wing"):
         deck = min(float(np.interp(L - 0.2, s, zt)), plan.height - 0.21)  # wing within the height
         xw = x_of(L - 0.18)
         # a hoop wing is body colour, its legs broad fins rising from the tail's outer corners
-        # (Supra A80); a basket handle is one too, low over the deck (NSX); a plain wing is a
-        # black blade on inboard stalks
-        hoop = plan.has("hoop_wing") or plan.has("basket_wing")
-        lift = _BASKET_LIFT if plan.has("basket_wing") else _WING_LIFT
+        # (Supra A80; a plain wing is a black blade on inboard stalks)
+        hoop = plan.has("hoop_wing")
         finish = m.PAINT if hoop else m.BLACKGLOSS
         b.add_grid(
-            rounded_box(
-                (xw - 0.14, -W * 0.44, deck + lift), (xw + 0.1, W * 0.44, deck + lift + 0.04), 0.3
-            ),
+            rounded_box((xw - 0.14, -W * 0.44, deck + 0.16), (xw + 0.1, W * 0.44, deck + 0.2), 0.3),
             finish,
         )
         leg_y, leg_run = (W * 0.41, 0.22) if hoop else (W * 0.3, 0.08)
@@ -843,7 +837,7 @@ def _add_features(
             b.add_grid(
                 rounded_box(
                     (xw + 0.03 - leg_run, yy - 0.02, deck - 0.02),
-                    (xw + 0.03, yy + 0.02, deck + lift + 0.01),
+                    (xw + 0.03, yy + 0.02, deck + 0.17),
                     0.3,
                 ),
                 finish,

@@ -158,6 +158,8 @@ FEATURES: Final = frozenset(
         "triple_intake",  # three lower intakes, a bar of body colour between each (Porsche 993 on)
         "four_light",  # a modern saloon with no quarter light behind its rear door (Phantom)
         "tail_panel",  # body colour between a mid-engined car's tail lamps, the mesh below (458)
+        "hidden_rear_handles",  # the rear doors' handles hide in the window frame (Clio IV)
+        "tail_band",  # a gloss-black band across the tail, the lamps set in it (Peugeot 208 II)
     }
 )
 CABS: Final = frozenset({"regular", "extended", "crew"})

@@ -1157,6 +1157,8 @@ _FEATURE_SLOTS: dict[int, str] = {
     m.HL_YSIGN: "y_lamps",
     m.HL_CLAMP: "c_clamp",
     m.HL_BOOMERANG: "boomerang_drl",
+    m.TAIL_BAND: "tail_band",
+    m.HIDDEN_REAR_HANDLES: "hidden_rear_handles",
 }
 
 

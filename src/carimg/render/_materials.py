@@ -134,6 +134,7 @@ TL_H: Final = _layout.slot("tl_h")
 TL_ROUND: Final = _layout.slot("tl_round")
 TL2_DY: Final = _layout.slot("tl2_dy")  # a second tail lamp per side (twin round)
 TL_BAR: Final = _layout.slot("tl_bar")
+TAIL_BAND: Final = _layout.slot("tail_band")  # 1 = a gloss-black band across the tail, lamps in it
 LI_Z: Final = _layout.slot("li_z")  # lower intake
 LI_W: Final = _layout.slot("li_w")
 LI_H: Final = _layout.slot("li_h")
@@ -168,6 +169,7 @@ CLEARANCE: Final = _layout.slot("clearance")
 WIN_TOP_INSET: Final = _layout.slot("win_top_inset")
 WIN_BOTTOM: Final = _layout.slot("win_bottom")  # extra height of window bottom above belt
 HANDLE_Z: Final = _layout.slot("handle_z")
+HIDDEN_REAR_HANDLES: Final = _layout.slot("hidden_rear_handles")  # 1 = rear doors show none
 DRL: Final = _layout.slot("drl")
 BUMPER_F_Z: Final = _layout.slot("bumper_f_z")  # bumper shut line heights, front and rear
 BUMPER_R_Z: Final = _layout.slot("bumper_r_z")

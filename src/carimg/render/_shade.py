@@ -304,9 +304,10 @@ def _exhaust(y: float, z: float, decal: np.ndarray) -> float:
         u, v = abs(y), abs(z - z_e - 0.07)
         d = max(v - 0.09, (u * 0.866 + v * 0.5) - 0.09)
     elif mode == m.EXHAUST_QUAD:
+        # 10 cm square tips, a pair under each lamp, high in the black tail (Corvette C8)
         y_c = decal[m.TL_Y]
-        for y_e in (y_c - 0.05, y_c + 0.05):
-            d = min(d, rrect(abs(y), z, y_e, z_e + 0.04, 0.038, 0.038, 0.01))
+        for y_e in (y_c - 0.065, y_c + 0.065):
+            d = min(d, rrect(abs(y), z, y_e, z_e + 0.1, 0.05, 0.05, 0.012))
     return d
 
 
@@ -660,6 +661,11 @@ def body_decal(
         d_tl = _tail_lamp(x, ay, zt_, any_, decal)
         if d_tl < aa + 0.006:
             return _tail_lamp_fill(d_tl, ay, zt_, decal, aa)
+        if decal[m.TAIL_BAND] > 0.5 and nx < -0.5:
+            # the lamps sit in one gloss-black band across the tail (Peugeot 208 II)
+            d_band = rrect(ay, zt_, 0.0, 0.0, decal[m.TL_Y] + decal[m.TL_W], decal[m.TL_H], 0.02)
+            if d_band < aa:
+                return m.PAINT, m.BLACKGLOSS, coverage(d_band, aa), 0.0
         if decal[m.REAR_MESH] > 0.5 and nx < -0.5:
             # a modern mid-engined car's open tail: a black mesh vent between the lamps and a
             # deep diffuser, body colour between them (black from the lamps down read as a
@@ -758,7 +764,9 @@ def body_decal(
                 seam = min(seam, abs(x - decal[m.DOOR0 + k]) - 0.0025)
             if seam < aa:
                 return m.PAINT, m.UNDER, coverage(seam, aa) * 0.85, 0.0
-            for k in range(nd - 1):
+            # (hidden rear handles: a five-door that reads as a three-door)
+            shown = nd - 2 if decal[m.HIDDEN_REAR_HANDLES] > 0.5 and nd > 2 else nd - 1
+            for k in range(shown):
                 hx = decal[m.DOOR0 + k + 1] + 0.14
                 d_h = rrect(x, z, hx, decal[m.HANDLE_Z], 0.065, 0.014, 0.012)
                 if d_h < aa:

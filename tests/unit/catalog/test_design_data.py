@@ -10,6 +10,7 @@ import pytest
 from carimg.catalog import (
     DesignData,
     DesignDataError,
+    Generation,
     Tyre,
     load_catalog,
     load_design_data,
@@ -82,6 +83,28 @@ def test_every_generation_is_recorded_once_under_its_name() -> None:
         key = (g.make, g.model, g.generation)
         seen[key] = seen.get(key, 0) + 1
     assert [key for key, count in seen.items() if count > 1] == []
+
+
+# body labels that name one shell: a second record under the other label is a duplicate
+_SAME_SHELL = ({"suv", "crossover"}, {"coupe", "fastback"})
+
+
+def test_no_generation_is_recorded_twice_under_two_names_for_one_shell() -> None:
+    # the Soul AM was an SUV and a crossover, the Charger LB a coupe and a fastback: a request
+    # with either label drew a different shell of one car
+    by_model: dict[tuple[str, str], list[Generation]] = {}
+    for g in load_design_data().generations:
+        by_model.setdefault((g.make, g.model), []).append(g)
+    twice = [
+        f"{a.make}/{a.model} {a.generation} ({a.body}) and {b.generation} ({b.body})"
+        for records in by_model.values()
+        for i, a in enumerate(records)
+        for b in records[i + 1 :]
+        if a.doors == b.doors
+        and {a.body, b.body} in _SAME_SHELL
+        and min(a.years[1], b.years[1]) - max(a.years[0], b.years[0]) >= 1
+    ]
+    assert twice == []
 
 
 def test_a_bad_record_is_reported_with_its_line_number() -> None:

@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 92,
+GOLDEN: dict[str, Any] = {'version': 93,
  'hashes': {'saloon@30': '3efd634dadf6b66f',
             'saloon@90': '77a8682a8e130c92',
             'saloon@200': '98ae406f2b12dbca',
@@ -91,8 +91,8 @@ GOLDEN: dict[str, Any] = {'version': 92,
             'liftback@90': '2d9695cf76ab54fe',
             'liftback@200': 'b4bdff5449e4aa1b',
             'supercar@30': '14e16852ec3a4c5a',
-            'supercar@90': 'eba4adda9eea0533',
-            'supercar@200': '09372e62a77e1e78',
+            'supercar@90': '252324b3ab322597',
+            'supercar@200': '1665c5e7f80a2b8d',
             'crossover@30': '846bb94fdeb06a1f',
             'crossover@90': 'da94691fb4256eb1',
             'crossover@200': '6424a1a4aa82079a',

@@ -70,6 +70,8 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["triple_exhaust"]}, m.EXHAUST),
         ({"features": ["centre_exhaust"]}, m.EXHAUST),
         ({"features": ["quad_exhaust"]}, m.EXHAUST),
+        ({"features": ["tail_band"]}, m.TAIL_BAND),
+        ({"features": ["hidden_rear_handles"]}, m.HIDDEN_REAR_HANDLES),
         ({"features": ["side_gills"]}, m.SIDE_VENT),
         ({"features": ["belt_drop"]}, m.BELT_DROP),
         ({"features": ["racing_stripes"]}, m.STRIPES),
@@ -449,10 +451,30 @@ def test_exhaust_tips_sit_where_the_feature_word_puts_them(
     model = model_of(body="coupe", doors=2, roof="fastback", features=[feature])
     d = model.decal
     z_tips = float(d[m.CLEARANCE]) + 0.24
-    corner = float(d[m.TL_Y]) + 0.05
+    corner = float(d[m.TL_Y]) + 0.065
     assert (tail_overlay(model, 0.0, z_tips + 0.03) == m.CHROME) is on_centre
-    assert (tail_overlay(model, corner, z_tips) == m.CHROME) is at_corner
+    assert (tail_overlay(model, corner, z_tips + 0.06) == m.CHROME) is at_corner
     assert tail_overlay(model_of(), 0.0, z_tips + 0.03) != m.CHROME
+
+
+def test_quad_exhaust_tips_are_ten_centimetre_squares_high_in_the_tail() -> None:
+    # the Corvette C8's four square tips, a pair under each lamp at the top of the diffuser
+    model = model_of(body="coupe", doors=2, roof="fastback", features=["quad_exhaust"])
+    d = model.decal
+    top = float(d[m.CLEARANCE]) + 0.34
+    for y in (float(d[m.TL_Y]) - 0.11, float(d[m.TL_Y]) + 0.11):
+        assert tail_overlay(model, y, top) == m.CHROME
+    assert tail_overlay(model, float(d[m.TL_Y]), top) != m.CHROME  # a pair, not one slab
+
+
+def test_a_tail_band_joins_the_tail_lamps_in_gloss_black() -> None:
+    # the 208 II's three red claws each side sit in one gloss-black band across the tailgate
+    def centre_of_the_tail(features: list[str]) -> int:
+        model = model_of(taillamps="tri_bar", features=features)
+        return tail_overlay(model, 0.0, float(model.decal[m.TL_Z]))
+
+    assert centre_of_the_tail(["tail_band"]) == m.BLACKGLOSS
+    assert centre_of_the_tail([]) != m.BLACKGLOSS
 
 
 def test_a_modern_mid_engined_cars_tail_is_a_black_vent_over_a_diffuser() -> None:
@@ -926,6 +948,20 @@ def side_overlay(model: VehicleModel, x: float, z: float) -> int:
     d = model.decal
     base, overlay, cover, _ = body_decal(x, 0.8, z, 0.0, 1.0, 0.0, 0.002, d, model.profile)
     return overlay if cover > 0.5 else base
+
+
+def test_hidden_rear_handles_leave_only_the_front_doors_handles() -> None:
+    # the Clio IV's rear handles hide in the window frame: a five-door reads as a three-door
+    def handles(features: list[str]) -> list[bool]:
+        model = model_of(features=features)
+        d = model.decal
+        seams = [float(d[m.DOOR0 + k]) for k in range(int(d[m.DOOR_N]))]
+        return [
+            side_overlay(model, seam + 0.14, float(d[m.HANDLE_Z])) != m.PAINT for seam in seams[1:]
+        ]
+
+    assert handles([]) == [True, True]
+    assert handles(["hidden_rear_handles"]) == [True, False]
 
 
 def test_a_rear_engined_coupes_quarter_light_points_over_the_rear_arch_front_half() -> None:

@@ -1218,6 +1218,10 @@ def _decal_params(
         or plan.has("black_pillars")
     )
     p[m.PILLAR_BLACK] = 1.0 if dark_pillars else 0.0
+    # a floating roof: the pillar behind the last side window is black too, so the glass seems
+    # to run on round the corner under a roof held up by nothing (Range Rover L405, Explorer
+    # U502). Not for `black_pillars` alone: so drawn, the five-door MINI read as an estate.
+    p[m.FLOAT_ROOF] = 1.0 if plan.roof == "floating" else 0.0
     for slot, feature in _FEATURE_SLOTS.items():
         p[slot] = 1.0 if plan.has(feature) else 0.0
     for slot, modes in _FEATURE_MODES.items():

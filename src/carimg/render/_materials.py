@@ -111,6 +111,7 @@ BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glas
 BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none, < 0 up)
 BELT_STEP_RUN: Final = _layout.slot("belt_step_run")  # over how long a run (m) it steps
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
+FLOAT_ROOF: Final = _layout.slot("float_roof")  # 1 = black behind the last side window
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none
 WRAP_GLASS: Final = _layout.slot("wrap_glass")  # glass wrapping round the rear corners, 0 none
 WRAP_ONE: Final = 1.0  # round the left rear corner only (Nissan Cube)

@@ -72,6 +72,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["quad_exhaust"]}, m.EXHAUST),
         ({"features": ["tail_band"]}, m.TAIL_BAND),
         ({"features": ["hidden_rear_handles"]}, m.HIDDEN_REAR_HANDLES),
+        ({"roof": "floating"}, m.FLOAT_ROOF),
         ({"features": ["side_gills"]}, m.SIDE_VENT),
         ({"features": ["belt_drop"]}, m.BELT_DROP),
         ({"features": ["racing_stripes"]}, m.STRIPES),
@@ -962,6 +963,19 @@ def test_hidden_rear_handles_leave_only_the_front_doors_handles() -> None:
 
     assert handles([]) == [True, True]
     assert handles(["hidden_rear_handles"]) == [True, False]
+
+
+def test_a_floating_roofs_pillar_behind_the_last_side_window_is_black() -> None:
+    # Range Rover L405, Explorer U502: the roof seems to float over black pillars all round
+    def behind_the_glass(roof: str) -> int:
+        model = model_of(body="suv", roof=roof)
+        d = model.decal
+        x = float(d[m.WIN_REAR]) - 0.05
+        z = prof(model.profile, d, x, 1) + float(d[m.WIN_BOTTOM]) + 0.1
+        return side_overlay(model, x, z)
+
+    assert behind_the_glass("box") == m.PAINT
+    assert behind_the_glass("floating") == m.BLACKGLOSS
 
 
 def test_a_rear_engined_coupes_quarter_light_points_over_the_rear_arch_front_half() -> None:

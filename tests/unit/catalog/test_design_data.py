@@ -143,6 +143,14 @@ def test_the_model_year_picks_the_generation() -> None:
     assert civic_2020.length > civic_1995.length + 200
 
 
+def test_a_model_year_before_a_facelift_gets_the_face_it_was_sold_with() -> None:
+    # the Model 3's slim Highland lamps came in 2024; a 2020 car has the first face
+    first = load_design_data().find("tesla", "model-3", 2020, "sedan")
+    highland = load_design_data().find("tesla", "model-3", 2024, "sedan")
+    assert first is not None and highland is not None
+    assert (first.headlamps, highland.headlamps) == ("swept", "slim")
+
+
 def test_the_asked_body_style_wins_within_a_generation() -> None:
     data = DesignData([parse_generation(record(body="sedan", doors=4)), parse_generation(record())])
     found = data.find("honda", "civic", 1993, "sedan")

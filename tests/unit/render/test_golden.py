@@ -80,10 +80,10 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 94,
- 'hashes': {'saloon@30': '3efd634dadf6b66f',
-            'saloon@90': '77a8682a8e130c92',
-            'saloon@200': '98ae406f2b12dbca',
+GOLDEN: dict[str, Any] = {'version': 95,
+ 'hashes': {'saloon@30': '01cc36a5d274040b',
+            'saloon@90': '1ac08c0c8a95f574',
+            'saloon@200': '4a29167c0f1a5ebb',
             'off-roader@30': '29d4627d20a9beb2',
             'off-roader@90': 'cf2fc7f4958e4f5c',
             'off-roader@200': '67bc4fcf5f24df4f',

@@ -108,7 +108,8 @@ FEATURES: Final = frozenset(
         "lamps_in_grille",  # one grille across the whole nose, the lamps at its ends (Bronco)
         "black_bumpers",  # deep black bumpers, front and rear, under the body colour (Hummer)
         "shoulders",  # the cabin stands well inboard of wide, flat shoulders (Hummer H1)
-        "white_roof",  # a white roof over any paint (FJ Cruiser, MINI F56)
+        "white_roof",  # a white roof over any paint (FJ Cruiser)
+        "contrast_roof",  # white over a coloured paint, black over a white one (MINI F56)
         "white_upper",  # white above the belt and down the nose to the lamps (ID. Buzz two-tone)
         "sliding_doors",
         "roof_rails",

@@ -1141,6 +1141,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
 _FEATURE_SLOTS: dict[int, str] = {
     m.ROOF_BLACK: "two_tone",
     m.ROOF_WHITE: "white_roof",
+    m.ROOF_CONTRAST: "contrast_roof",
     m.UPPER_WHITE: "white_upper",
     m.SAFARI: "safari_windows",
     m.LOUVRES: "engine_louvres",

@@ -21,7 +21,7 @@ from carimg.render._appearance import Appearance
 from carimg.render._model import VehicleModel
 from carimg.render._palette import resolve_paint
 from carimg.render._shade import body_decal
-from carimg.render._surfaces import stripe_material
+from carimg.render._surfaces import contrast_roof_material, stripe_material
 
 GLB_MAGIC = 0x46546C67  # "glTF"
 CHUNK_JSON = 0x4E4F534A
@@ -93,7 +93,9 @@ def model_to_glb(model: VehicleModel, paint: str, name: str = "vehicle") -> byte
     mesh = model.mesh
     mats = triangle_materials(model)
     # stripes take the renderer's contrast to this paint
-    mats[mats == m.STRIPE] = stripe_material(np.array([_linear(c) for c in rgb]))
+    linear = np.array([_linear(c) for c in rgb])
+    mats[mats == m.STRIPE] = stripe_material(linear)
+    mats[mats == m.CONTRAST_ROOF] = contrast_roof_material(linear)
     # our (x, y, z) → glTF (y, z, x)
     pos = np.ascontiguousarray(mesh.verts[:, [1, 2, 0]], dtype="<f4")
     normals = mesh.normals.copy()

@@ -29,6 +29,7 @@ BLACKGLOSS: Final = 15
 WHITEGLOSS: Final = 16  # a contrasting white roof
 STRIPE: Final = 17  # racing stripes: white on a dark paint, near-black on a light one
 SIGN: Final = 18  # a lit amber roof sign (a taxi's, blank: never text)
+CONTRAST_ROOF: Final = 19  # a contrasting roof: white, or black over a white paint
 
 
 class _Layout:
@@ -149,6 +150,7 @@ CLADDING_W: Final = _layout.slot("cladding_w")  # width of the band round the wh
 SQUARE_ARCHES: Final = _layout.slot("square_arches")  # 1 = the arch band is flat-topped
 ROOF_BLACK: Final = _layout.slot("roof_black")
 ROOF_WHITE: Final = _layout.slot("roof_white")
+ROOF_CONTRAST: Final = _layout.slot("roof_contrast")
 STEP_X: Final = _layout.slot("step_x")  # x of a stepped nose's upper lamps (0 none), |y|, z
 STEP_Y: Final = _layout.slot("step_y")
 STEP_Z: Final = _layout.slot("step_z")

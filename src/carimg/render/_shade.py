@@ -468,6 +468,8 @@ def body_decal(
         roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT
         if decal[m.ROOF_WHITE] > 0.5 or decal[m.UPPER_WHITE] > 0.5:
             roof = m.WHITEGLOSS
+        if decal[m.ROOF_CONTRAST] > 0.5:
+            roof = m.CONTRAST_ROOF
         cap = decal[m.SCREEN_TOP] - z if decal[m.SCREEN_TOP] > 0.0 else 1e9
         if cap < 0.03:
             pillar_mat = roof  # the high roof's cap over the glass is body, not a pillar

@@ -253,6 +253,14 @@ def stripe_material(paint: np.ndarray) -> int:
 
 
 @njit(cache=True, nogil=True)
+def contrast_roof_material(paint: np.ndarray) -> int:
+    """What a contrasting roof is drawn in over a paint (linear RGB): black over a white paint,
+    where a white roof would not show (a MINI's), white over any other."""
+    lum = 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
+    return m.BLACKGLOSS if lum > 0.6 else m.WHITEGLOSS
+
+
+@njit(cache=True, nogil=True)
 def shade_material(
     mat: int,
     px: float,
@@ -278,6 +286,8 @@ def shade_material(
     """Linear radiance of one material at one point (n the normal, v towards the camera)."""
     if mat == m.STRIPE:
         mat = stripe_material(paint)
+    elif mat == m.CONTRAST_ROOF:
+        mat = contrast_roof_material(paint)
     ndv = nx * vx + ny * vy + nz * vz
     if ndv < 0.0:
         ndv = 0.0

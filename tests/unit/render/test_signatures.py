@@ -19,7 +19,7 @@ from carimg.render._render import render_model
 from carimg.render._shade import _boomerang_light, _halo_rings, _head_lamp, body_decal
 from carimg.render._shapes import prof
 from carimg.render._studio import studio_map
-from carimg.render._surfaces import shade_material
+from carimg.render._surfaces import contrast_roof_material, shade_material
 from carimg.render._views import VIEW_YAWS
 
 HATCH: dict[str, Any] = {
@@ -61,6 +61,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["side_vents"]}, m.SIDE_VENT),
         ({"features": ["black_bonnet"]}, m.BLACK_BONNET),
         ({"features": ["white_roof"]}, m.ROOF_WHITE),
+        ({"features": ["contrast_roof"]}, m.ROOF_CONTRAST),
         ({"features": ["white_upper"]}, m.UPPER_WHITE),
         ({"features": ["four_dot"]}, m.HL_DOTS),
         ({"features": ["ring_drl"]}, m.HL_RING),
@@ -349,6 +350,12 @@ def test_stripes_are_white_on_a_dark_paint_and_dark_on_a_light_one() -> None:
     red, white = (0.6, 0.02, 0.02), (0.8, 0.8, 0.8)
     assert shade(m.STRIPE, red) == shade(m.WHITEGLOSS, red)
     assert shade(m.STRIPE, white) == shade(m.BLACKGLOSS, white)
+
+
+def test_a_contrasting_roof_is_white_but_black_over_a_white_paint() -> None:
+    assert contrast_roof_material(np.array([0.6, 0.02, 0.02])) == m.WHITEGLOSS  # red
+    assert contrast_roof_material(np.array([0.4, 0.42, 0.45])) == m.WHITEGLOSS  # silver
+    assert contrast_roof_material(np.array([0.89, 0.9, 0.86])) == m.BLACKGLOSS  # white
 
 
 def test_lamborghinis_y_repeats_in_its_tail_lamps() -> None:

@@ -245,19 +245,23 @@ def _pane_normal(
 
 
 @njit(cache=True, nogil=True)
+def luminance(paint: np.ndarray) -> float:
+    """Relative luminance of a linear RGB paint (Rec. 709 weights)."""
+    return 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
+
+
+@njit(cache=True, nogil=True)
 def stripe_material(paint: np.ndarray) -> int:
     """What racing stripes are drawn in over a paint (linear RGB): white on a dark paint,
     near-black on a light one."""
-    lum = 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
-    return m.BLACKGLOSS if lum > 0.3 else m.WHITEGLOSS
+    return m.BLACKGLOSS if luminance(paint) > 0.3 else m.WHITEGLOSS
 
 
 @njit(cache=True, nogil=True)
 def contrast_roof_material(paint: np.ndarray) -> int:
     """What a contrasting roof is drawn in over a paint (linear RGB): black over a white paint,
     where a white roof would not show (a MINI's), white over any other."""
-    lum = 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
-    return m.BLACKGLOSS if lum > 0.6 else m.WHITEGLOSS
+    return m.BLACKGLOSS if luminance(paint) > 0.6 else m.WHITEGLOSS
 
 
 @njit(cache=True, nogil=True)

@@ -358,6 +358,20 @@ def test_a_contrasting_roof_is_white_but_black_over_a_white_paint() -> None:
     assert contrast_roof_material(np.array([0.89, 0.9, 0.86])) == m.BLACKGLOSS  # white
 
 
+def material_on_roof(model: VehicleModel) -> int:
+    """Base material of the top of the roof, midway along it on the centreline."""
+    d = model.decal
+    x = float(d[m.X_RF] + d[m.X_RR]) / 2
+    z = float(prof(model.profile, d, x, 0))
+    base, _, _, _ = body_decal(x, 0.0, z, 0.0, 0.0, 1.0, 0.002, d, model.profile)
+    return base
+
+
+def test_a_contrast_roof_model_draws_its_roof_in_the_contrasting_material() -> None:
+    assert material_on_roof(model_of(features=["contrast_roof"])) == m.CONTRAST_ROOF
+    assert material_on_roof(model_of()) == m.PAINT
+
+
 def test_lamborghinis_y_repeats_in_its_tail_lamps() -> None:
     def tail_lamp_glow_at_its_centre(features: list[str]) -> float:
         model = model_of(features=features)

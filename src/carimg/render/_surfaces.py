@@ -247,7 +247,7 @@ def _pane_normal(
 @njit(cache=True, nogil=True)
 def luminance(paint: np.ndarray) -> float:
     """Relative luminance of a linear RGB paint (Rec. 709 weights)."""
-    return 0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2]
+    return float(0.2126 * paint[0] + 0.7152 * paint[1] + 0.0722 * paint[2])
 
 
 @njit(cache=True, nogil=True)

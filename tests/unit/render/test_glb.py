@@ -73,6 +73,12 @@ def test_glb_is_deterministic() -> None:
     assert export_glb(app, "blue") == export_glb(app, "blue")
 
 
+@pytest.mark.parametrize("paint", ["red", "silver"])
+def test_a_contrasting_roof_is_exported_white_over_a_coloured_paint(paint: str) -> None:
+    doc, _ = parse_glb(export_glb(Appearance("mini", "cooper", 2015, "hatchback"), paint))
+    assert any(material["name"].startswith("white gloss") for material in doc["materials"])
+
+
 @pytest.mark.parametrize(("paint", "stripe"), [("red", "white gloss"), ("white", "black gloss")])
 def test_racing_stripes_take_the_renderers_contrast_to_the_paint(paint: str, stripe: str) -> None:
     doc, _ = parse_glb(export_glb(Appearance("ford", "gt", 2006, "coupe"), paint))

@@ -330,6 +330,16 @@ def overlay_on_bonnet(model: VehicleModel, y: float) -> tuple[int, float]:
     return overlay, cover
 
 
+def shade_facing_up(
+    model: VehicleModel, material: int, paint: tuple[float, float, float]
+) -> tuple[float, float, float]:
+    """Radiance of a material on an upward-facing point seen from above, over a paint."""
+    return shade_material(
+        material, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
+        np.array(paint), 0, model.decal, model.profile, studio_map(),
+    )  # fmt: skip
+
+
 def test_racing_stripes_run_either_side_of_the_centreline_only() -> None:
     striped = model_of(features=["racing_stripes"])
     assert overlay_on_bonnet(striped, 0.15) == (m.STRIPE, 1.0)
@@ -340,22 +350,24 @@ def test_racing_stripes_run_either_side_of_the_centreline_only() -> None:
 
 def test_stripes_are_white_on_a_dark_paint_and_dark_on_a_light_one() -> None:
     model = model_of(features=["racing_stripes"])
-
-    def shade(material: int, paint: tuple[float, float, float]) -> tuple[float, float, float]:
-        return shade_material(
-            material, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.0,
-            np.array(paint), 0, model.decal, model.profile, studio_map(),
-        )  # fmt: skip
-
     red, white = (0.6, 0.02, 0.02), (0.8, 0.8, 0.8)
-    assert shade(m.STRIPE, red) == shade(m.WHITEGLOSS, red)
-    assert shade(m.STRIPE, white) == shade(m.BLACKGLOSS, white)
+    assert shade_facing_up(model, m.STRIPE, red) == shade_facing_up(model, m.WHITEGLOSS, red)
+    assert shade_facing_up(model, m.STRIPE, white) == shade_facing_up(model, m.BLACKGLOSS, white)
 
 
 def test_a_contrasting_roof_is_white_but_black_over_a_white_paint() -> None:
     assert contrast_roof_material(np.array([0.6, 0.02, 0.02])) == m.WHITEGLOSS  # red
     assert contrast_roof_material(np.array([0.4, 0.42, 0.45])) == m.WHITEGLOSS  # silver
     assert contrast_roof_material(np.array([0.89, 0.9, 0.86])) == m.BLACKGLOSS  # white
+
+
+def test_the_shader_resolves_a_contrasting_roof_against_the_paint() -> None:
+    model = model_of(features=["contrast_roof"])
+    red, white = (0.6, 0.02, 0.02), (0.89, 0.9, 0.86)
+    assert shade_facing_up(model, m.CONTRAST_ROOF, red) == shade_facing_up(model, m.WHITEGLOSS, red)
+    assert shade_facing_up(model, m.CONTRAST_ROOF, white) == shade_facing_up(
+        model, m.BLACKGLOSS, white
+    )
 
 
 def material_on_roof(model: VehicleModel) -> int:

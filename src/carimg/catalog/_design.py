@@ -90,6 +90,7 @@ TAILLAMPS: Final = frozenset(
         "tri_bar",  # three upright bars side by side each side (Mustang)
         "c_shape",  # a C-shaped band opening towards the centre (Civic from 2016)
         "l_shape",  # up the rear pillar, then a leg in along the tailgate (CR-V from 2017)
+        "dual",  # two lamps side by side each side, a gap between them (Corvette C8)
     }
 )
 FEATURES: Final = frozenset(
@@ -107,6 +108,7 @@ FEATURES: Final = frozenset(
         "stepped_nose",  # a low bonnet stepping up to the screen, lamps on the step (Multipla)
         "lamps_in_grille",  # one grille across the whole nose, the lamps at its ends (Bronco)
         "black_bumpers",  # deep black bumpers, front and rear, under the body colour (Hummer)
+        "raked_face",  # grille and lamps lean back from the bumper's top to the bonnet (Hummer H1)
         "shoulders",  # the cabin stands well inboard of wide, flat shoulders (Hummer H1)
         "white_roof",  # a white roof over any paint (FJ Cruiser)
         "contrast_roof",  # white over a coloured paint, black over a white one (MINI F56)

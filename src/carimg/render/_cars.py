@@ -31,6 +31,7 @@ SPARE_GAP = 0.03  # tailgate to spare tyre (m)
 _SHIELD_H = 0.12  # a side exhaust's heat shield under the doors (m)
 _BOLT_DROP = 0.14  # how far a sliding-door MPV's window line drops behind its doors (m)
 _FENDER_VALLEY = 0.1  # how far a bonnet between raised front wings sinks at the nose (m)
+_RAKED_FACE = (0.3, 0.35)  # run and fall (m) of a face leaning back from the bumper (H1)
 _LEANING_NOSE = (0.32, 0.26)  # run and fall (m) of a rear- or mid-engined car's wings' fronts
 _ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window over its engine lid
 # an open car's seats behind its windscreen's foot and its hoop behind the seats (m): front-engined,
@@ -188,6 +189,10 @@ class _Silhouette:
             # no radiator to cover: the wings' fronts lean back over a low lip, the lamps laid
             # on them (an upright face read as a front-engined GT's, a 928)
             pts = [(0.0, self.nose_z - _LEANING_NOSE[1]), (_LEANING_NOSE[0], self.nose_z)]
+        if p.has("raked_face"):
+            # the grille and lamps lean back from the bumper's top to the bonnet's edge (on an
+            # upright face the H1 read as any square off-roader)
+            pts = [(0.0, self.nose_z - _RAKED_FACE[1]), (_RAKED_FACE[0], self.nose_z)]
         if p.rear == "open":
             return [
                 *pts,
@@ -1134,6 +1139,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "tri_bar": (0.15, 0.1, 0.3, 0.0, 0.0),
     "c_shape": (0.2, 0.08, 0.5, 0.0, 0.0),
     "l_shape": (0.065, 0.2, 0.3, 0.0, 0.0),  # the upright part; the shader adds the leg
+    "dual": (0.075, 0.04, 0.3, -0.17, 0.0),
 }
 
 

@@ -1636,3 +1636,27 @@ def test_a_hoop_wings_legs_are_broad_fins_at_the_tails_outer_corners() -> None:
 def test_a_sliding_door_mpvs_window_line_drops_a_hand_behind_its_doors() -> None:
     d = model_of(body="minivan", roof="van", features=["sliding_doors", "belt_drop"]).decal
     assert d[m.BELT_DROP] >= 0.12
+
+
+def test_a_raked_face_leans_back_from_the_bumper_to_the_bonnets_edge() -> None:
+    # on an upright face the H1 read as any square off-roader (a Land Cruiser 60, a Wagoneer)
+    def nose_rise(features: list[str]) -> float:
+        record = parse_generation({**HATCH, "body": "suv", "roof": "box", "height": 1900,
+                                   "clearance": 400, "features": features,
+                                   "hints": {"hood_z": 1300}})  # fmt: skip
+        sil = _Silhouette(_plan_from_record(record, 2000))
+        tip, edge = sil.top(np.array([0.0, 0.3]))
+        return float(edge - tip)
+
+    assert nose_rise(["raked_face"]) > 0.3
+    assert nose_rise([]) < 0.15
+
+
+def test_dual_tail_lamps_are_two_lamps_a_side_with_body_colour_between() -> None:
+    model = model_of(body="coupe", doors=2, roof="fastback", taillamps="dual")
+    d = model.decal
+    outer, inner = float(d[m.TL_Y]), float(d[m.TL_Y] + d[m.TL2_DY])
+    z = float(d[m.TL_Z])
+    assert tail_overlay(model, outer, z) == m.TAILLIGHT
+    assert tail_overlay(model, inner, z) == m.TAILLIGHT
+    assert tail_overlay(model, (outer + inner) / 2, z) != m.TAILLIGHT

@@ -168,17 +168,21 @@ class _Silhouette:
             pts += [(tail, z0), (self.plan.length - 0.03, z0 + 0.045), (self.plan.length, z0 - 0.1)]
         return pts
 
+    def _nose_edge(self, run: float, fall: float) -> list[tuple[float, float]]:
+        """The nose's tip, `fall` under the bonnet's edge, and that edge `run` behind it."""
+        return [(0.0, self.nose_z - fall), (run, self.nose_z)]
+
     def _points(self) -> list[tuple[float, float]]:
         p = self.plan
         L = p.length
         rnd = _roundness(p)
         # a round body's bonnet stays high to a rounded nose (Mini, 500); others fall off more
         nose_drop = 0.05 + 0.09 * rnd if not p.has("round_body") else 0.09
-        pts = [(0.0, self.nose_z - nose_drop), (0.07 + 0.12 * rnd, self.nose_z)]
+        pts = self._nose_edge(0.07 + 0.12 * rnd, nose_drop)
         if _blunt_nose(p):
             # the bonnet holds its height to a tight edge over the upright fascia (rounding off
             # over 20 cm, every modern car's nose read as a 1990s wedge)
-            pts = [(0.0, self.nose_z - _BLUNT_EDGE[1]), (_BLUNT_EDGE[0], self.nose_z)]
+            pts = self._nose_edge(*_BLUNT_EDGE)
             # and crowns on its way up to the screen (a straight slope read as a wedge)
             run, rise = self.cowl_s - _BLUNT_EDGE[0], self.cowl_z - self.nose_z
             for t in (0.25, 0.5, 0.75):
@@ -188,11 +192,11 @@ class _Silhouette:
         if p.has("fender_peaks") and p.engine in ("mid", "rear"):
             # no radiator to cover: the wings' fronts lean back over a low lip, the lamps laid
             # on them (an upright face read as a front-engined GT's, a 928)
-            pts = [(0.0, self.nose_z - _LEANING_NOSE[1]), (_LEANING_NOSE[0], self.nose_z)]
+            pts = self._nose_edge(*_LEANING_NOSE)
         if p.has("raked_face"):
             # the grille and lamps lean back from the bumper's top to the bonnet's edge (on an
             # upright face the H1 read as any square off-roader)
-            pts = [(0.0, self.nose_z - _RAKED_FACE[1]), (_RAKED_FACE[0], self.nose_z)]
+            pts = self._nose_edge(*_RAKED_FACE)
         if p.rear == "open":
             return [
                 *pts,

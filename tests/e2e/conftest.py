@@ -42,7 +42,8 @@ class Server:
         return result
 
 
-def wait_until_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 30) -> None:
+def wait_until_healthy(url: str, process: subprocess.Popen[bytes], seconds: float = 90) -> None:
+    # generous: on 2 cores a server starting beside another worker's renders has taken over 30 s
     deadline = time.monotonic() + seconds
     while True:
         try:
@@ -50,8 +51,10 @@ def wait_until_healthy(url: str, process: subprocess.Popen[bytes], seconds: floa
                 return
         except httpx.TransportError:
             pass
-        if process.poll() is not None or time.monotonic() > deadline:
-            raise RuntimeError("the server did not start")
+        if process.poll() is not None:
+            raise RuntimeError(f"the server exited with status {process.returncode} on start")
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the server did not answer /api/health within {seconds:.0f} s")
         time.sleep(0.1)
 
 

@@ -42,7 +42,7 @@ def start(tmp: Path, *args: str, **env: str) -> Running:
     with log.open("wb") as sink:
         process = subprocess.Popen(command, env=full_env, stderr=sink)
     try:
-        wait_until_healthy(url, process, seconds=60)
+        wait_until_healthy(url, process)
     except BaseException:
         process.kill()
         raise

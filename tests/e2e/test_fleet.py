@@ -118,7 +118,7 @@ def fleet(
     processes.append(fleet.worker)
     try:
         for server, process in zip(servers, processes, strict=False):
-            wait_until_healthy(server.url, process, seconds=60)
+            wait_until_healthy(server.url, process)
         yield fleet
     finally:
         for process in processes:

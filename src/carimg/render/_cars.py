@@ -38,6 +38,7 @@ _ENGINE_LID_GLASS = 0.55  # length (m) of a rear-engined coupe's rear window ove
 # then mid-engined, the engine right behind the seats (at 1.05 the Elise's stood over its rear axle)
 _OPEN_SEATS = {"front": (1.05, 0.62), "mid": (0.8, 0.36)}
 _BLUNT_EDGE = (0.06, 0.04)  # run and fall (m) of a modern blunt nose's bonnet edge
+_MID_INTAKE_H = 0.1  # half height (m) of a mid-engined car's front intakes
 _HUMVEE_LEDGE = 0.25  # how far (m) a Humvee's cabin stands in from its shoulders: its roof is ~75 %
 _BLACK_BUMPER = 0.45  # height (m) over the clearance of a Hummer's black bumpers' tops
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
@@ -1640,11 +1641,12 @@ def _lamps_and_grille(
         p[m.GR_H] = max(hh * 1.15, 0.07)
         p[m.GR_Z] = p[m.HL_Z] - 0.01
     if plan.grille == "split" and plan.engine == "mid":
-        # a mid-engined car's intakes sit outboard under its lamps: two small slots between
-        # them read as BMW kidneys
+        # a mid-engined car's intakes sit outboard under its lamps (two small slots between
+        # them read as BMW kidneys), deep black mouths down to the splitter (with 9 cm slots
+        # the 458 was a 308 GTB or an Esprit, a 1980s wedge; rounds 805-812)
         p[m.GR_GAP] = p[m.HL_Y]
         p[m.GR_W] = p[m.HL_Y] + hw
-        p[m.GR_H] = 0.045
+        p[m.GR_H] = _MID_INTAKE_H
         p[m.GR_Z] = p[m.HL_Z] - hh - 0.015 - p[m.GR_H]
     if plan.grille_w > 0.0:
         # measured from a front photograph: the widest line of the outline (top or bottom)

@@ -80,7 +80,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 95,
+GOLDEN: dict[str, Any] = {'version': 96,
  'hashes': {'saloon@30': '01cc36a5d274040b',
             'saloon@90': '1ac08c0c8a95f574',
             'saloon@200': '4a29167c0f1a5ebb',
@@ -90,9 +90,9 @@ GOLDEN: dict[str, Any] = {'version': 95,
             'liftback@30': '995c3a6d7fee92ed',
             'liftback@90': '2d9695cf76ab54fe',
             'liftback@200': 'b4bdff5449e4aa1b',
-            'supercar@30': '14e16852ec3a4c5a',
-            'supercar@90': '252324b3ab322597',
-            'supercar@200': '1665c5e7f80a2b8d',
+            'supercar@30': '144d7d2138509c90',
+            'supercar@90': 'd70785791357454d',
+            'supercar@200': '81c96aaba5d2cda9',
             'crossover@30': '846bb94fdeb06a1f',
             'crossover@90': 'da94691fb4256eb1',
             'crossover@200': '6424a1a4aa82079a',

@@ -414,6 +414,11 @@ def test_a_mid_engined_cars_split_intakes_sit_outboard_under_its_lamps() -> None
     assert front_engined[m.GR_GAP] < front_engined[m.HL_Y]
 
 
+def test_a_mid_engined_cars_front_intakes_are_deep_black_mouths_not_slots() -> None:
+    d = model_of(body="coupe", doors=2, roof="fastback", engine="mid", grille="split").decal
+    assert 2 * d[m.GR_H] >= 0.18  # as tall as a 458's or an Aventador's, not a 9 cm slot
+
+
 def test_a_v_motion_mouth_is_widest_at_its_top_and_hugged_by_chrome_below() -> None:
     suv = model_of(body="suv", roof="box", grille="v_motion")
     d = suv.decal

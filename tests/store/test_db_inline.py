@@ -211,8 +211,10 @@ async def test_a_debit_queues_on_the_regular_path_while_another_connection_write
     assert await db.first(STATUS, id=account_id) == {"status": "active"}
 
 
-def _plan_cache(inline: InlineSqlite, account_id: str) -> tuple[ReadCache[str], Any]:
-    cache: ReadCache[str] = ReadCache(inline, ("accounts",))
+def _plan_cache(
+    inline: InlineSqlite, account_id: str, *, fresh: bool = False
+) -> tuple[ReadCache[str], Any]:
+    cache: ReadCache[str] = ReadCache(inline, ("accounts",), fresh=fresh)
 
     def plan() -> str | None:
         row = inline.first(PLAN, id=account_id)
@@ -285,6 +287,11 @@ async def test_rows_cached_after_a_pooled_write_stay_cached_once_the_bound_passe
     assert cache.read(account_id, lambda: pytest.fail("read again")) == "pro"
 
 
+def _set_plan_in_another_process(inline: InlineSqlite, account_id: str, plan: str) -> None:
+    with closing(sqlite3.connect(inline._path, isolation_level=None)) as other:
+        other.execute("UPDATE accounts SET plan = ? WHERE id = ?", (plan, account_id))
+
+
 @sqlite_only
 async def test_another_process_commit_is_seen_once_the_other_processes_bound_has_passed(
     inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
@@ -292,10 +299,22 @@ async def test_another_process_commit_is_seen_once_the_other_processes_bound_has
     account_id = await new_account(100)
     cache, plan = _plan_cache(inline, account_id)
     assert cache.read(account_id, plan) == "free"
-    with closing(sqlite3.connect(inline._path, isolation_level=None)) as other:
-        other.execute("UPDATE accounts SET plan = 'pro' WHERE id = ?", (account_id,))
+    _set_plan_in_another_process(inline, account_id, "pro")
     assert cache.read(account_id, plan) == "free"  # within the bound: may still be the old row
     inline_clock.now += OTHER_PROCESSES_SECONDS * 1.01  # just past it
+    assert cache.read(account_id, plan) == "pro"
+
+
+@sqlite_only
+async def test_a_fresh_cache_sees_another_process_commit_at_once(
+    inline: InlineSqlite, new_account: NewAccount, inline_clock: _Monotonic
+) -> None:
+    """No time passes (the clock is frozen), yet the next read has the other process's row:
+    as a key revoked by `carimg admin` or another worker is refused on the next request."""
+    account_id = await new_account(100)
+    cache, plan = _plan_cache(inline, account_id, fresh=True)
+    assert cache.read(account_id, plan) == "free"
+    _set_plan_in_another_process(inline, account_id, "pro")
     assert cache.read(account_id, plan) == "pro"
 
 

@@ -87,7 +87,9 @@ class AccountStore:
         self._keys: ReadCache[ApiKey] | None = None
         self._accounts: ReadCache[Account] | None = None
         if db.inline is not None:
-            self._keys = ReadCache(db.inline, ("api_keys",))
+            # fresh: a key revoked by another process (a worker, `carimg admin`) is refused on
+            # the next request, not within 5 ms; one PRAGMA is little beside a paid request
+            self._keys = ReadCache(db.inline, ("api_keys",), fresh=True)
             # a debit changes only the balance, which `Account` leaves out: a paid request's
             # debit does not evict its account (see BALANCE_ONLY in carimg.store.ledger)
             self._accounts = ReadCache(db.inline, ("accounts",))

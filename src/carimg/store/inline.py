@@ -19,7 +19,8 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
   megabytes instead of growing without end, and writes wait only for that second pass (or
   for a first pass that falls far behind them);
 - `ReadCache` keeps the rows every request reads while no connection has committed anything
-  that could change them (another process's commit is seen within 5 ms).
+  that could change them (another process's commit is seen within 5 ms, or at once by a
+  `fresh` cache: API keys, so that a key revoked in another process is refused at once).
 
 No statement yields to the event loop halfway, so one connection serves every request of a
 process (a write waits only for its batch's commit).
@@ -174,13 +175,13 @@ class InlineSqlite:
             self._written.add(statement.writes)
         return self._conn.execute(statement.sql, _bound(statement, params)).rowcount
 
-    def version(self, tables: tuple[str, ...]) -> tuple[int, ...]:
+    def version(self, tables: tuple[str, ...], *, fresh: bool = False) -> tuple[int, ...]:
         """Numbers that move whenever `tables` may have changed: another process's commit
-        (`PRAGMA data_version`, read at most every OTHER_PROCESSES_SECONDS), a commit of this
-        process's pooled connections (`pool_wrote`) or of this one that wrote them. Made once
-        per change: each cached request asks for it."""
+        (`PRAGMA data_version`, read at most every OTHER_PROCESSES_SECONDS, or now when
+        `fresh`), a commit of this process's pooled connections (`pool_wrote`) or of this one
+        that wrote them. Made once per change: each cached request asks for it."""
         now = time.monotonic()
-        if now - self._data_version_read >= OTHER_PROCESSES_SECONDS:
+        if fresh or now - self._data_version_read >= OTHER_PROCESSES_SECONDS:
             data_version = self._conn.execute("PRAGMA data_version").fetchone()[0]
             self._data_version_read = now  # only once read: a failed read is tried again
             if data_version != self._data_version:
@@ -368,20 +369,28 @@ class ReadCache(Generic[V]):
     """Rows read on the inline connection, kept while no connection has committed anything
     that could change them (see `InlineSqlite.version`): an exact cache, bounded in size."""
 
-    def __init__(self, inline: InlineSqlite, tables: Sequence[str], limit: int = 20_000) -> None:
+    def __init__(
+        self,
+        inline: InlineSqlite,
+        tables: Sequence[str],
+        limit: int = 20_000,
+        *,
+        fresh: bool = False,
+    ) -> None:
         self.inline = inline
         self._tables = tuple(tables)
+        self._fresh = fresh  # see another process's commits at once, not within 5 ms
         self._limit = limit
         self._rows: dict[str, V] = {}
         self._version: tuple[int, ...] = ()
 
     def snapshot(self) -> tuple[int, ...]:
         """A value that stays equal while no row this cache could hold has changed."""
-        return self.inline.version(self._tables)
+        return self.inline.version(self._tables, fresh=self._fresh)
 
     def peek(self, key: str) -> V | None:
         """The row cached under `key` while it is unchanged; None when it is not cached."""
-        version = self.inline.version(self._tables)
+        version = self.inline.version(self._tables, fresh=self._fresh)
         if version != self._version:
             self._rows.clear()
             self._version = version

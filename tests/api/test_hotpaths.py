@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from datetime import UTC, datetime
+from types import SimpleNamespace
 from typing import Any
 
 import httpx
@@ -482,23 +483,49 @@ async def test_hot_requests_are_counted_under_their_route_template(
     )
 
 
-async def _revoke_in_another_process(customer: Customer, settings: Any) -> None:
-    """Revoke through a second database handle, as `carimg admin revoke-key` in another
-    process (or another worker) would."""
+@pytest.fixture
+def inline_clock_stopped(monkeypatch: pytest.MonkeyPatch) -> None:
+    """No time passes for the inline SQLite connection: another process's commit is seen only
+    where `PRAGMA data_version` is read regardless of OTHER_PROCESSES_SECONDS."""
+    monkeypatch.setattr("carimg.store.inline.time", SimpleNamespace(monotonic=lambda: 1_000.0))
+
+
+async def _in_another_process(
+    settings: Any, change: Callable[[AccountStore], Awaitable[Any]]
+) -> Any:
+    """A change through a second database handle, as `carimg admin` in another process (or
+    another worker) would make it."""
     other = Database.open(settings.resolved_database_url)
     try:
-        assert await AccountStore(other).revoke_key(customer.key_id, datetime.now(UTC))
+        return await change(AccountStore(other))
     finally:
         await other.dispose()
 
 
+async def _revoke_in_another_process(customer: Customer, settings: Any) -> None:
+    now = datetime.now(UTC)
+    assert await _in_another_process(settings, lambda store: store.revoke_key(customer.key_id, now))
+
+
 async def test_a_key_revoked_by_another_process_is_refused_at_once(
-    client: httpx.AsyncClient, customer: Customer, settings: Any
+    client: httpx.AsyncClient, customer: Customer, settings: Any, inline_clock_stopped: None
 ) -> None:
     """The cached key is read again on the very next request, however soon it comes."""
     assert (await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)).status_code == 200
     await _revoke_in_another_process(customer, settings)
     assert (await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)).status_code == 401
+
+
+async def test_an_account_suspended_by_another_process_is_refused_at_once(
+    client: httpx.AsyncClient, customer: Customer, settings: Any, inline_clock_stopped: None
+) -> None:
+    """The key's fresh read sees the other process's commit, so its account is read again too."""
+    assert (await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)).status_code == 200
+    await _in_another_process(
+        settings, lambda store: store.set_status(customer.account_id, "suspended")
+    )
+    response = await client.get(IMAGE_URL, params=CAMRY, headers=customer.headers)
+    assert response.status_code == 403
 
 
 async def test_a_url_whose_key_another_process_revoked_is_refused_within_the_bound(

@@ -20,7 +20,7 @@ Core statements, compiled once here to SQLite's SQL, and run with the stdlib dri
   for a first pass that falls far behind them);
 - `ReadCache` keeps the rows every request reads while no connection has committed anything
   that could change them (another process's commit is seen within 5 ms, or at once by a
-  `fresh` cache: API keys, so that a key revoked in another process is refused at once).
+  `fresh` cache).
 
 No statement yields to the event loop halfway, so one connection serves every request of a
 process (a write waits only for its batch's commit).

@@ -93,6 +93,19 @@ TAILLAMPS: Final = frozenset(
         "dual",  # two lamps side by side each side, a gap between them (Corvette C8)
     }
 )
+WHEELS: Final = frozenset(
+    {
+        "five_spoke",  # five plain spokes (Supra A80, RX-7 FD)
+        "six_spoke",  # six broad spokes (an off-roader's alloys)
+        "three_spoke",  # three broad spokes (Viper RT/10)
+        "twin_spoke",  # five pairs of thin spokes (911 992, 458 Italia)
+        "multi_spoke",  # ten thin spokes (Ford GT's BBS, GT-R R35)
+        "mesh",  # a cross-laced mesh
+        "disc",  # a disc pierced by round holes (TT 8N's Avus)
+        "steel",  # a plain pressed-steel disc with small holes (Sprinter, Humvee)
+        "aero",  # a closed, flat aero cover (Model 3, Prius XW30, Cybertruck)
+    }
+)
 FEATURES: Final = frozenset(
     {
         "spare_wheel",  # spare wheel on the tailgate
@@ -200,6 +213,7 @@ _KNOWN_KEYS: Final = frozenset(
         "grille",
         "headlamps",
         "taillamps",
+        "wheels",
         "features",
         "hints",
         "cab",
@@ -259,6 +273,7 @@ class Generation:
     grille: str
     headlamps: str
     taillamps: str
+    wheels: str | None
     features: frozenset[str]
     hints: Mapping[str, float]
     cab: str | None
@@ -352,6 +367,7 @@ def parse_generation(record: Mapping[str, Any]) -> Generation:
         grille=_choice(record, "grille", GRILLES, "bars"),
         headlamps=_choice(record, "headlamps", HEADLAMPS, "rect"),
         taillamps=_choice(record, "taillamps", TAILLAMPS, "rect"),
+        wheels=_choice(record, "wheels", WHEELS, "") if "wheels" in record else None,
         features=frozenset(features),
         hints=parsed_hints,
         cab=cab,

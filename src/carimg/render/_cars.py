@@ -1425,22 +1425,7 @@ def _decal_params(
         # slot there read as the first NSX's or a 348's
         p[m.SIDE_INTAKE_H] = 0.15 if plan.year >= _DEEP_INTAKES_FROM else 0.08
     _lamps_and_grille(p, plan, s, w, sil.nose_z, float(belt[-1]))
-    # wheels by kind: off-roaders six thick spokes, sports cars many thin dark ones, luxury cars
-    # many bright ones, the rest five to seven
-    rng = np.random.default_rng(int(plan.length * 1000) * 7919 + int(plan.height * 1000))
-    if plan.has("spare_wheel") or plan.style == "pickup":
-        p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 0.0, 6.0, 0.28
-    elif plan.engine in ("mid", "rear") or plan.style in ("coupe", "convertible"):
-        p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 1.0, 10.0, 0.12
-    elif plan.era < 0.4:
-        p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 3.0, 6.0, 0.2
-    else:
-        p[m.RIM_STYLE] = float(rng.integers(0, 2))
-        p[m.RIM_N] = float(rng.choice([5, 5, 6, 7]))
-        p[m.RIM_W] = float(rng.uniform(0.12, 0.2))
-    p[m.RIM_DARK] = 1.0 if plan.style in ("suv", "pickup") and plan.has("spare_wheel") else 0.0
-    if L > 6:
-        p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W] = 3.0, 8.0, 0.2
+    p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W], p[m.RIM_DARK] = _rim(plan)
     p[m.IS_CAR] = 1.0
     p[m.WHEEL_F] = x_fw
     p[m.WHEEL_R] = x_rw
@@ -1449,6 +1434,40 @@ def _decal_params(
     p[m.ROOF_Z] = plan.height
     p[m.CLEARANCE] = plan.clearance
     return p
+
+
+# the record's wheel design → (rim style, spokes, spoke width, dark); styles as in `_surfaces._rim`
+_WHEELS: dict[str, tuple[float, float, float, float]] = {
+    "five_spoke": (0.0, 5.0, 0.2, 0.0),
+    "six_spoke": (0.0, 6.0, 0.26, 0.0),
+    "three_spoke": (0.0, 3.0, 0.3, 0.0),
+    "twin_spoke": (1.0, 5.0, 0.13, 0.0),
+    "multi_spoke": (0.0, 10.0, 0.1, 0.0),
+    "mesh": (2.0, 8.0, 0.15, 0.0),
+    "disc": (5.0, 6.0, 0.42, 0.0),
+    "steel": (3.0, 8.0, 0.2, 1.0),
+    "aero": (4.0, 5.0, 0.2, 0.0),
+}
+
+
+def _rim(plan: BodyPlan) -> tuple[float, float, float, float]:
+    """The wheel design: the record's, else by kind (off-roaders six thick spokes, sports cars
+    many thin ones, older cars holes in a disc, the rest five to seven spokes)."""
+    if plan.wheels is not None:
+        return _WHEELS[plan.wheels]
+    dark = 1.0 if plan.style in ("suv", "pickup") and plan.has("spare_wheel") else 0.0
+    if plan.length > 6:
+        return 3.0, 8.0, 0.2, dark
+    if plan.has("spare_wheel") or plan.style == "pickup":
+        return 0.0, 6.0, 0.28, dark
+    if plan.engine in ("mid", "rear") or plan.style in ("coupe", "convertible"):
+        return 1.0, 10.0, 0.12, dark
+    if plan.era < 0.4:
+        return 3.0, 6.0, 0.2, dark
+    rng = np.random.default_rng(int(plan.length * 1000) * 7919 + int(plan.height * 1000))
+    style = float(rng.integers(0, 2))
+    spokes = float(rng.choice([5, 5, 6, 7]))
+    return style, spokes, float(rng.uniform(0.12, 0.2)), dark
 
 
 def _belt_step(p: F64, x: float, drop: float, run: float) -> None:

@@ -181,7 +181,7 @@ SIDE_INTAKE: Final = _layout.slot("side_intake")  # x of an intake ahead of the 
 SIDE_INTAKE_H: Final = _layout.slot("side_intake_h")  # its half height (m)
 RIM_N: Final = _layout.slot("rim_n")  # spokes
 RIM_W: Final = _layout.slot("rim_w")  # spoke width (fraction of the gap)
-RIM_STYLE: Final = _layout.slot("rim_style")  # 0 spokes, 1 twin spokes, 2 mesh, 3 holes in a disc
+RIM_STYLE: Final = _layout.slot("rim_style")  # 0 spokes, 1 twin, 2 mesh, 3 slots, 4 aero, 5 holes
 RIM_DARK: Final = _layout.slot("rim_dark")  # 1 = dark grey alloy
 IS_CAR: Final = _layout.slot("is_car")
 N_PARAMS: Final = _layout.size

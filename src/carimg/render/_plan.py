@@ -70,6 +70,7 @@ class BodyPlan:
     grille: str
     headlamps: str
     taillamps: str
+    wheels: str | None  # the record's wheel design, None = by kind (see `_cars._rim`)
     features: frozenset[str]
     year: int
     recorded: bool  # built from a generation record (not from priors)
@@ -271,6 +272,7 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
         grille=g.grille,
         headlamps=g.headlamps,
         taillamps=g.taillamps,
+        wheels=g.wheels,
         features=g.features,
         year=year,
         recorded=True,
@@ -366,6 +368,7 @@ def _plan_from_prior(app: Appearance) -> BodyPlan:
         grille=grille,
         headlamps=headlamps,
         taillamps=taillamps,
+        wheels=None,
         features=frozenset({"roof_rails"} if style in ("suv", "wagon") else set()),
         hints={},
         cab="crew" if style == "pickup" else None,

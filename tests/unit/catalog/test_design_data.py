@@ -118,6 +118,7 @@ def test_a_bad_record_is_reported_with_its_line_number() -> None:
     [
         ({"grille": "chrome"}, "grille 'chrome' is not one of"),
         ({"features": ["wings"]}, "features must be a list from"),
+        ({"wheels": "spinners"}, "wheels 'spinners' is not one of"),
         ({"wheelbase": 5000}, "wheelbase must be shorter than the length"),
         ({"years": [1995, 1992]}, "years must be"),
         ({"source": "a forum"}, "source 'a forum' is not one of"),

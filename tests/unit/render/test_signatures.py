@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from carimg.catalog import parse_generation
-from carimg.catalog._design import FEATURES
+from carimg.catalog._design import FEATURES, WHEELS
 from carimg.render import _materials as m
 from carimg.render._cars import _half_section, _Silhouette, build_from_plan
 from carimg.render._model import VehicleModel
@@ -713,6 +713,18 @@ def test_every_feature_word_changes_the_look_of_some_body(word: str) -> None:
         look(model_of(**body, features=[word])) != plain_look(k)
         for k, body in enumerate(BODIES_TO_TRY)
     )
+
+
+def test_every_wheel_design_draws_its_own_wheel() -> None:
+    """Each word of the wheel vocabulary renders a wheel unlike every other's and unlike the
+    wheel chosen by kind for a record without one."""
+
+    def wheel(**changes: Any) -> bytes:
+        model = model_of(**changes)
+        return render_model(model, VIEW_YAWS["side"], "silver", size=160).rgba.tobytes()
+
+    drawn = {word: wheel(wheels=word) for word in sorted(WHEELS)}
+    assert len(set(drawn.values()) | {wheel()}) == len(WHEELS) + 1
 
 
 @pytest.mark.parametrize(

@@ -2,9 +2,11 @@
 
     python scripts/likeness_sheet.py render DIR          # renders with the carimg on sys.path
     python scripts/likeness_sheet.py compose BEFORE AFTER OUT.png
+    python scripts/likeness_sheet.py refresh SHEET.png   # redraw the "after" cells in place
 
 Render once with the old tree (`PYTHONPATH=<old checkout>/src`) and once with this one, then
-compose: each vehicle is shown as a pair, the old render left of the new one.
+compose: each vehicle is shown as a pair, the old render left of the new one. `refresh` redraws
+the right-hand cells of a composed sheet with this tree's renders and keeps the old ones.
 """
 
 from __future__ import annotations
@@ -41,32 +43,51 @@ VEHICLES = [
     ("suzuki", "jimny", 2020, "suv", "Suzuki Jimny"),
 ]
 CELL = 220
+COLS, LABEL_H = 4, 18
+
+
+def _cell(make: str, model: str, year: int, body: str) -> Image.Image:
+    from carimg.render import Appearance, render_source
+
+    rgba = render_source(Appearance(make, model, year, body), "front-3-4", "silver")
+    return Image.fromarray(rgba).resize((CELL, CELL), Image.Resampling.LANCZOS)
+
+
+def _on_ground(tile: Image.Image) -> Image.Image:
+    ground = Image.new("RGBA", tile.size, (240, 240, 240, 255))
+    ground.alpha_composite(tile.convert("RGBA"))
+    return ground.convert("RGB")
+
+
+def _origin(index: int) -> tuple[int, int]:
+    """Top-left corner of a vehicle's pair of cells (under its label)."""
+    return (index % COLS) * 2 * CELL, (index // COLS) * (CELL + LABEL_H) + LABEL_H
 
 
 def render(folder: Path) -> None:
-    from carimg.render import Appearance, render_source
-
     folder.mkdir(parents=True, exist_ok=True)
     for make, model, year, body, _ in VEHICLES:
-        rgba = render_source(Appearance(make, model, year, body), "front-3-4", "silver")
-        image = Image.fromarray(rgba).resize((CELL, CELL), Image.Resampling.LANCZOS)
-        image.save(folder / f"{make}-{model}-{year}.png")
+        _cell(make, model, year, body).save(folder / f"{make}-{model}-{year}.png")
+
+
+def refresh(sheet_path: Path) -> None:
+    sheet = Image.open(sheet_path).convert("RGB")
+    for index, (make, model, year, body, _) in enumerate(VEHICLES):
+        x, y = _origin(index)
+        sheet.paste(_on_ground(_cell(make, model, year, body)), (x + CELL, y))
+    sheet.save(sheet_path, optimize=True)
 
 
 def compose(before: Path, after: Path, out: Path) -> None:
-    cols, label_h = 4, 18
-    rows = (len(VEHICLES) + cols - 1) // cols
-    sheet = Image.new("RGB", (cols * 2 * CELL, rows * (CELL + label_h)), (240, 240, 240))
+    rows = (len(VEHICLES) + COLS - 1) // COLS
+    sheet = Image.new("RGB", (COLS * 2 * CELL, rows * (CELL + LABEL_H)), (240, 240, 240))
     draw = ImageDraw.Draw(sheet)
     for index, (make, model, year, _, label) in enumerate(VEHICLES):
-        x = (index % cols) * 2 * CELL
-        y = (index // cols) * (CELL + label_h)
+        x, y = _origin(index)
         for k, folder in enumerate((before, after)):
-            tile = Image.open(folder / f"{make}-{model}-{year}.png").convert("RGBA")
-            ground = Image.new("RGBA", tile.size, (240, 240, 240, 255))
-            ground.alpha_composite(tile)
-            sheet.paste(ground.convert("RGB"), (x + k * CELL, y + label_h))
-        draw.text((x + 6, y + 3), f"{label}: before | after", fill=(20, 20, 20))
+            tile = Image.open(folder / f"{make}-{model}-{year}.png")
+            sheet.paste(_on_ground(tile), (x + k * CELL, y))
+        draw.text((x + 6, y - LABEL_H + 3), f"{label}: before | after", fill=(20, 20, 20))
     sheet.save(out, optimize=True)
 
 
@@ -75,5 +96,7 @@ if __name__ == "__main__":
         render(Path(sys.argv[2]))
     elif sys.argv[1:2] == ["compose"]:
         compose(Path(sys.argv[2]), Path(sys.argv[3]), Path(sys.argv[4]))
+    elif sys.argv[1:2] == ["refresh"]:
+        refresh(Path(sys.argv[2]))
     else:
         raise SystemExit(__doc__)

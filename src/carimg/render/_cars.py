@@ -1425,7 +1425,7 @@ def _decal_params(
         # slot there read as the first NSX's or a 348's
         p[m.SIDE_INTAKE_H] = 0.15 if plan.year >= _DEEP_INTAKES_FROM else 0.08
     _lamps_and_grille(p, plan, s, w, sil.nose_z, float(belt[-1]))
-    p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W], p[m.RIM_DARK] = _rim(plan)
+    p[m.RIM_STYLE], p[m.RIM_N], p[m.RIM_W], p[m.RIM_DARK] = _rim_design(plan)
     p[m.IS_CAR] = 1.0
     p[m.WHEEL_F] = x_fw
     p[m.WHEEL_R] = x_rw
@@ -1450,7 +1450,7 @@ _WHEELS: dict[str, tuple[float, float, float, float]] = {
 }
 
 
-def _rim(plan: BodyPlan) -> tuple[float, float, float, float]:
+def _rim_design(plan: BodyPlan) -> tuple[float, float, float, float]:
     """The wheel design: the record's, else by kind (off-roaders six thick spokes, sports cars
     many thin ones, older cars holes in a disc, the rest five to seven spokes)."""
     if plan.wheels is not None:

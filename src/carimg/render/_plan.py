@@ -70,7 +70,7 @@ class BodyPlan:
     grille: str
     headlamps: str
     taillamps: str
-    wheels: str | None  # the record's wheel design, None = by kind (see `_cars._rim`)
+    wheels: str | None  # the record's wheel design, None = by kind (see `_cars._rim_design`)
     features: frozenset[str]
     year: int
     recorded: bool  # built from a generation record (not from priors)

@@ -119,16 +119,16 @@ def _rim(
             rr = (r - 0.55) * n_sp * 0.9
             dd = math.sqrt((fr - 0.5) ** 2 * (r * 4.0) ** 2 + rr * rr * 0.08)
             solid = smooth(0.12, 0.16, dd)
+        elif style == 4:
+            # a closed aero cover: flat segments parted by narrow slots, open only at the rim
+            slot = 1.0 - smooth(0.015, 0.03, 0.5 - d)
+            solid = 1.0 - slot * (0.55 + 0.45 * smooth(0.7, 0.8, r))
         elif style == 5:
             # round holes in a disc, one between each pair of spoke positions (Avus)
             da = (fr - 0.5) * 2.0 * math.pi * r / n_sp
             dd = math.sqrt(da * da + (r - 0.56) ** 2)
             hole = 0.4 * decal[m.RIM_W]
             solid = smooth(hole, hole + 0.03, dd)
-        elif style == 4:
-            # a closed aero cover: flat segments parted by narrow slots, open only at the rim
-            slot = 1.0 - smooth(0.015, 0.03, 0.5 - d)
-            solid = 1.0 - slot * (0.55 + 0.45 * smooth(0.7, 0.8, r))
         else:
             solid = 1.0 - smooth(wdt, wdt + 0.03, 0.5 - d)
     dark = decal[m.RIM_DARK]

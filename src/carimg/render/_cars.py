@@ -44,6 +44,7 @@ _BLACK_BUMPER = 0.45  # height (m) over the clearance of a Hummer's black bumper
 _DEEP_INTAKES_FROM = 2016  # model year of the first deep side scoops
 _SIX_LIGHT_FROM = 2005  # saloons from this model year have a quarter light behind the rear door
 _QUARTER_LIGHT_MIN = 0.16  # the shortest quarter light drawn (m)
+_FRONT_QUARTER = 0.25  # a front quarter light's length along the belt, ahead of the door (m)
 _FULL_BAND = 2.0  # tail lamps' bar slot: 1 a thin bar between them, 2 a band as deep as they are
 _NOSE_FOOT = 0.5  # how deep the nose's lower edge rounds, as a share of its cap's radius
 # a triple intake's half width and half height, and its middle's half width (shares of the
@@ -756,7 +757,8 @@ def _add_mirrors(
     x_of: Callable[[float], float],
 ) -> None:
     L = plan.length
-    s_a = sil.cowl_s
+    # a front quarter light puts the mirror on the door behind it
+    s_a = sil.cowl_s + (_FRONT_QUARTER if plan.has("front_quarter") else 0.0)
     w_mirror = float(np.interp(s_a, s, w))
     mz = float(np.interp(s_a, s, belt)) + 0.06
     mx = x_of(s_a + 0.16 + (0.1 if L > 6 else 0.0))
@@ -1325,9 +1327,16 @@ def _decal_params(
     else:
         b_pos = max(sil.cowl_s + 0.85, win_front_s + 0.44 * span)
         pillars = [b_pos]
-        if plan.rear in ("box", "hatch") and win_rear_s - b_pos > 1.35:
-            pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
         rear_door_end = _rear_door_end(plan, b_pos, arch_r)
+        if plan.rear in ("box", "hatch") and win_rear_s - b_pos > 1.35:
+            if plan.has("four_light"):
+                # the rear door's glass runs on to a broad blind pillar leaning forward over the
+                # tail (Kia Soul)
+                win_rear_s = rear_door_end + 0.12
+                p[m.WIN_REAR] = x_of(win_rear_s)
+                p[m.WIN_REAR_LEAN] = 0.5
+            else:
+                pillars.append(b_pos + (win_rear_s - b_pos) * 0.62)
         six_light = (
             # a saloon's, or a five-door fastback's (Model S, Prius: door glass alone on a long
             # sloping roof read as a two-door coupe's, a Lagonda or a Supra A70)
@@ -1355,10 +1364,15 @@ def _decal_params(
         if sail:
             pillars[1] = (sail_front + sail_rear) / 2
             widths[1] = sail_rear - sail_front
-    p[m.N_PILLARS] = min(len(pillars), m.MAX_PILLARS)
-    for k, ps in enumerate(pillars[: m.MAX_PILLARS]):
+    drawn, drawn_w = pillars, widths
+    if plan.has("front_quarter"):
+        # a small fixed light ahead of the front door, under the raked A-pillar (Prius): its
+        # pillar leads the list, the door starting behind it
+        drawn, drawn_w = [win_front_s + _FRONT_QUARTER, *pillars], [pillar_w, *widths]
+    p[m.N_PILLARS] = min(len(drawn), m.MAX_PILLARS)
+    for k, ps in enumerate(drawn[: m.MAX_PILLARS]):
         p[m.PILLAR0 + k] = x_of(ps)
-        p[m.PILLAR_W0 + k] = widths[k]
+        p[m.PILLAR_W0 + k] = drawn_w[k]
     # door seams
     s_a = sil.cowl_s
     if plan.style == "bus":
@@ -1394,6 +1408,8 @@ def _decal_params(
             # crossover read as a 2000s estate: an Outback, Forester or XC90)
             kick_s = pillars[-1] - 0.05 if len(pillars) > 1 else seams[2] - 0.1
             _belt_step(p, x_of(kick_s), -_BELT_KICK[0], _BELT_KICK[1])
+    if plan.has("front_quarter"):
+        seams[0] = win_front_s + _FRONT_QUARTER
     if plan.has("tridion"):
         # the safety cell's contrasting band rises behind the doors to the roof
         p[m.TRIDION_X] = x_of(seams[-1] + 0.02)

@@ -33,13 +33,14 @@ OFF_ROADER: dict[str, Any] = {
     **SALOON, "model": "off-roader", "body": "suv", "length": 4785, "height": 1850,
     "wheelbase": 3010, "clearance": 250, "tyre": "255/75R17", "grille": "seven_slot",
     "headlamps": "round", "taillamps": "vertical", "roof": "box",
-    "features": ["spare_wheel", "flared_fenders", "exposed_hinges"],
+    "features": ["spare_wheel", "flared_fenders", "exposed_hinges", "four_light"],
     "hints": {"screen_rake": 58, "cowl": 700},
 }  # fmt: skip
 LIFTBACK: dict[str, Any] = {
     **SALOON, "model": "liftback", "body": "hatchback", "doors": 5, "height": 1490,
     "grille": "slot", "headlamps": "swept", "taillamps": "rect", "roof": "liftback",
-    "features": ["kamm_glass"], "hints": {"backlight_rake": 25, "roof_end": 160}, "wheels": "aero",
+    "features": ["kamm_glass", "front_quarter"], "hints": {"backlight_rake": 25, "roof_end": 160},
+    "wheels": "aero",
 }  # fmt: skip
 SUPERCAR: dict[str, Any] = {
     **SALOON, "model": "supercar", "body": "coupe", "doors": 2, "length": 4520, "width": 1950,
@@ -80,16 +81,16 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 97,
+GOLDEN: dict[str, Any] = {'version': 98,
  'hashes': {'saloon@30': '01cc36a5d274040b',
             'saloon@90': '1ac08c0c8a95f574',
             'saloon@200': '4a29167c0f1a5ebb',
-            'off-roader@30': '51d1f90c528b51d8',
-            'off-roader@90': 'f111085466174aaf',
-            'off-roader@200': '932ae15b656b2d6b',
-            'liftback@30': 'b9f19b009592c32e',
-            'liftback@90': '57e7afc375f5a0ae',
-            'liftback@200': 'a339d1371cf284f5',
+            'off-roader@30': 'db69c1aaefbf185f',
+            'off-roader@90': '1693281a9d2602be',
+            'off-roader@200': '7107d685566b65ea',
+            'liftback@30': '45053d2c77fcb5aa',
+            'liftback@90': '0ef21e952dbe96f8',
+            'liftback@200': '769b25c7e80332e0',
             'supercar@30': '13fa73d265c7e27a',
             'supercar@90': 'e0549fdca67f09bd',
             'supercar@200': 'f956ea03670e6218',

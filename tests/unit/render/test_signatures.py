@@ -1318,6 +1318,28 @@ def test_a_modern_saloon_has_a_quarter_light_behind_its_rear_door() -> None:
     assert side_lights(2020, features=["four_light"]) == 2
 
 
+def test_a_box_with_four_lights_ends_its_glass_at_a_blind_pillar_behind_the_rear_door() -> None:
+    # a third light behind the rear door read as an estate's or a Volvo's (the Kia Soul)
+    def side(features: list[str]) -> tuple[int, float]:
+        d = model_of(body="suv", roof="box", length=4100, height=1610, wheelbase=2550,
+                     features=features).decal  # fmt: skip
+        return int(d[m.N_PILLARS]) + 1, float(d[m.WIN_REAR])
+
+    (plain_lights, plain_rear), (four_lights, four_rear) = side([]), side(["four_light"])
+    assert (plain_lights, four_lights) == (3, 2)
+    assert four_rear > plain_rear + 0.2  # the glass stops further forward (x grows to the nose)
+
+
+def test_a_front_quarter_light_stands_ahead_of_the_front_door() -> None:
+    liftback = {"doors": 5, "roof": "liftback", "length": 4460}
+    plain = model_of(**liftback).decal
+    d = model_of(**liftback, features=["front_quarter"]).decal
+    assert d[m.N_PILLARS] == plain[m.N_PILLARS] + 1
+    quarter = float(d[m.PILLAR0])
+    assert d[m.WIN_FRONT] - 0.35 < quarter < d[m.WIN_FRONT]  # a small light behind the A-pillar
+    assert d[m.DOOR0] == pytest.approx(quarter)  # the front door starts behind it
+
+
 def test_a_modern_five_door_fastback_has_a_quarter_light_behind_its_rear_door() -> None:
     # door glass alone under the long sloping roof read as a two-door coupe's (Model S)
     fastback = {"body": "hatchback", "doors": 5, "roof": "liftback", "length": 4900}

@@ -462,7 +462,9 @@ def body_decal(
             if decal[m.FLOAT_ROOF] > 0.5 and x < rear_edge:
                 # the pillar behind the glass, between the belt and the roof's edge, is black
                 return m.PAINT, m.BLACKGLOSS, coverage(max(zlo - z, z - zhi), aa), 0.0
-            return m.PAINT, m.TRIM, coverage(-(inside_glass + 0.012), aa), 0.0
+            # a pillar between two lights is its material across its width, not only at its rims
+            base = pillar_mat if pill < 0.0 and inside > 0.0 else m.PAINT
+            return base, m.TRIM, coverage(-(inside_glass + 0.012), aa), 0.0
         # facing forward, backward or up: windshield, rear glass, roof
         corner = smooth(0.28, 0.5, any_)
         roof = m.BLACKGLOSS if decal[m.ROOF_BLACK] > 0.5 else m.PAINT

@@ -12,7 +12,7 @@ import hashlib
 from importlib import resources
 from typing import Final
 
-RENDER_CODE_VERSION: Final = 98
+RENDER_CODE_VERSION: Final = 99
 
 
 def _design_data_digest() -> str:

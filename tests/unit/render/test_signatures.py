@@ -1318,6 +1318,18 @@ def test_a_modern_saloon_has_a_quarter_light_behind_its_rear_door() -> None:
     assert side_lights(2020, features=["four_light"]) == 2
 
 
+def test_a_black_pillar_is_black_across_its_width() -> None:
+    # only its rims were: between two lights a modern car's B-pillar showed body colour
+    model = model_of(year=2022)
+    d, profile = model.decal, model.profile
+    x = float(d[m.PILLAR0])
+    z = (prof(profile, d, x, 0) + prof(profile, d, x, 1)) / 2
+    y = prof(profile, d, x, 2) * 0.9
+    base, _, cover, _ = body_decal(x, y, z, 0.0, 1.0, 0.0, 0.002, d, profile)
+    assert d[m.PILLAR_BLACK] == 1.0
+    assert (base, cover) == (m.BLACKGLOSS, 0.0)
+
+
 def test_a_box_with_four_lights_ends_its_glass_at_a_blind_pillar_behind_the_rear_door() -> None:
     # a third light behind the rear door read as an estate's or a Volvo's (the Kia Soul)
     def side(features: list[str]) -> tuple[int, float]:

@@ -1352,6 +1352,21 @@ def test_a_front_quarter_light_stands_ahead_of_the_front_door() -> None:
     assert d[m.DOOR0] == pytest.approx(quarter)  # the front door starts behind it
 
 
+def test_a_front_quarter_light_puts_the_mirror_on_the_door_behind_it() -> None:
+    def liftback(features: list[str]) -> VehicleModel:
+        return model_of(doors=5, roof="liftback", length=4460, features=features)
+
+    def mirror_front(model: VehicleModel) -> float:
+        # the mirror is what stands out beyond the body's width above the wheels
+        verts = model.mesh.verts
+        out = (np.abs(verts[:, 1]) > HATCH["width"] / 2000 + 0.05) & (verts[:, 2] > 0.7)
+        return float(verts[out, 0].max())
+
+    quartered = liftback(["front_quarter"])
+    quarter_pillar = float(quartered.decal[m.PILLAR0])
+    assert mirror_front(quartered) < quarter_pillar < mirror_front(liftback([]))  # x: to the nose
+
+
 def test_a_modern_five_door_fastback_has_a_quarter_light_behind_its_rear_door() -> None:
     # door glass alone under the long sloping roof read as a two-door coupe's (Model S)
     fastback = {"body": "hatchback", "doors": 5, "roof": "liftback", "length": 4900}

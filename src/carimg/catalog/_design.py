@@ -200,6 +200,8 @@ _HINT_RANGES: Final[Mapping[str, tuple[float, float]]] = {
     "roof_end": (-2500, 2000),  # roof's rear end behind the rear axle (mm, + rearward)
     "deck_z": (400, 2200),  # boot lid or tail top height
     "grille_w": (200, 2200),  # the grille's (or a big mouth's) widest width, front view
+    "lamp_h": (40, 400),  # the head lamp's depth at its deepest, front view
+    "lamp_w": (40, 700),  # the head lamp's width, front view
 }
 _REQUIRED: Final = ("make", "model", "generation", "years", "body", "doors", "source")
 _KNOWN_KEYS: Final = frozenset(

@@ -1123,6 +1123,7 @@ _HEADLAMPS: dict[str, tuple[float, float, float, float, float, float, float, flo
     "swept": (0.26, 0.055, 0.8, 0.2, 0.0, 0.0, 0.0, 0.0),
     "teardrop": (0.12, 0.08, 1.0, 0.25, 0.0, 0.0, 0.0, 0.0),
 }
+_ROUND_LAMPS = ("round", "round_low", "twin_round")
 # head lamps that wrap back along the wing from `_WRAPPED_FROM` → the share of their height they
 # lose by the wrap's rear end (swept lamps narrow to a point, boxy ones keep their depth)
 _WRAPPED_LAMPS = {"slim": 0.6, "swept": 0.6, "teardrop": 0.6, "rect": 0.25, "oval": 0.3}
@@ -1144,7 +1145,7 @@ _TAILLAMPS: dict[str, tuple[float, float, float, float, float]] = {
     "slim": (0.22, 0.038, 0.6, 0.0, 0.0),
     "wrap": (0.2, 0.06, 0.4, 0.0, 0.0),
     "tri_bar": (0.15, 0.1, 0.3, 0.0, 0.0),
-    "c_shape": (0.2, 0.08, 0.5, 0.0, 0.0),
+    "c_shape": (0.2, 0.1, 0.5, 0.0, 0.0),
     "l_shape": (0.065, 0.2, 0.3, 0.0, 0.0),  # the upright part; the shader adds the leg
     "dual": (0.075, 0.04, 0.3, -0.17, 0.0),
 }
@@ -1513,6 +1514,14 @@ def _lamps_and_grille(
     scale = float(np.clip(plan.width / 1.8, 0.75, 1.3)) * (1.3 if plan.style == "pickup" else 1.0)
     hw, hh, hround, slant, dy2, dz2, w2, h2 = _HEADLAMPS[plan.headlamps]
     hw, hh = hw * scale, hh * scale
+    if plan.lamp_h > 0.0:
+        # measured from a front photograph: the vocabulary's slim strip misses a deep lamp
+        # (a Clio's or Fiesta's teardrop read as a thin brow); a round lamp stays round
+        hh = plan.lamp_h / 2
+        if hround >= 1.0 and plan.headlamps in _ROUND_LAMPS:
+            hw = hh
+    if plan.lamp_w > 0.0:
+        hw = plan.lamp_w / 2
     if big:
         hw, hh, hround, slant = 0.22, 0.09, 0.3, 0.0
     p[m.HL_W], p[m.HL_H] = hw, hh
@@ -1746,6 +1755,11 @@ def _lamps_and_grille(
         # read as a stripe)
         p[m.BUMPER_F_Z] = p[m.BUMPER_R_Z] = plan.clearance + _BLACK_BUMPER
         p[m.BUMPER_BAND] = _BLACK_BUMPER
+        if plan.has("lamps_in_grille"):
+            # the steel bumper stands right under the grille (a band of paint between them
+            # read as a Land Cruiser 250's face)
+            p[m.BUMPER_F_Z] = max(p[m.BUMPER_F_Z], p[m.GR_Z] - p[m.GR_H] - 0.01)
+            p[m.BUMPER_BAND] = p[m.BUMPER_F_Z] - plan.clearance
     if plan.taillamps == "l_shape":
         # the L stands on the belt at the tail (the bumper line keeps to the upright lamps' place
         # under it): its upright climbs the pillar beside the rear glass, its leg runs in under

@@ -75,6 +75,8 @@ class BodyPlan:
     year: int
     recorded: bool  # built from a generation record (not from priors)
     grille_w: float = 0.0  # the grille's or mouth's widest width, 0 = the vocabulary's
+    lamp_h: float = 0.0  # the head lamp's depth at its deepest, 0 = the vocabulary's
+    lamp_w: float = 0.0  # the head lamp's width, 0 = the vocabulary's (round lamps: its depth)
 
     @property
     def rear_oh(self) -> float:
@@ -277,6 +279,8 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
         year=year,
         recorded=True,
         grille_w=_hint(g, "grille_w", 0.0) / 1000,
+        lamp_h=_hint(g, "lamp_h", 0.0) / 1000,
+        lamp_w=_hint(g, "lamp_w", 0.0) / 1000,
     )
 
 

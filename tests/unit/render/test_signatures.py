@@ -787,6 +787,32 @@ def test_a_measured_grille_width_sets_the_mouths_widest_line() -> None:
     assert vocabulary[m.GR_W] * (1.0 + abs(vocabulary[m.GR_TAPER])) < 0.6
 
 
+def test_a_measured_lamp_size_replaces_the_vocabularys() -> None:
+    # a Clio's or Fiesta's deep teardrop drawn as the vocabulary's slim strip read as a thin brow
+    deep = model_of(headlamps="swept", hints={"lamp_h": 200}).decal
+    assert deep[m.HL_H] == pytest.approx(0.1)
+    assert model_of(headlamps="swept").decal[m.HL_H] < 0.07
+    # a round lamp stays round; a measured width sets a rounded square (Defender L663)
+    big_round = model_of(headlamps="round", hints={"lamp_h": 250}).decal
+    assert big_round[m.HL_W] == pytest.approx(big_round[m.HL_H]) == pytest.approx(0.125)
+    square = model_of(headlamps="rect", hints={"lamp_h": 200, "lamp_w": 240}).decal
+    assert (square[m.HL_W], square[m.HL_H]) == pytest.approx((0.12, 0.1))
+
+
+def test_a_black_bumper_stands_right_under_a_grille_that_holds_the_lamps() -> None:
+    # a band of paint between the grille and the steel bumper read as a Land Cruiser 250 (Bronco)
+    def front(features: list[str]) -> tuple[float, float, float]:
+        d = model_of(body="suv", roof="box", headlamps="round", height=1850,
+                     features=["black_bumpers", *features]).decal  # fmt: skip
+        return float(d[m.BUMPER_F_Z]), float(d[m.GR_Z] - d[m.GR_H]), float(d[m.BUMPER_BAND])
+
+    bumper_top, grille_foot, band = front(["lamps_in_grille"])
+    assert bumper_top == pytest.approx(grille_foot - 0.01)
+    assert bumper_top - band == pytest.approx(HATCH["clearance"] / 1000)  # down to the body's foot
+    plain_top, plain_foot, _ = front([])
+    assert plain_top < plain_foot - 0.05
+
+
 def test_a_sail_pillar_is_a_wide_blind_pillar_ahead_of_a_small_corner_window() -> None:
     def last_pillar(features: list[str]) -> tuple[float, float, float, float]:
         d = model_of(body="suv", roof="box", length=4700, height=1830, wheelbase=2700,

@@ -1514,11 +1514,12 @@ def _lamps_and_grille(
     scale = float(np.clip(plan.width / 1.8, 0.75, 1.3)) * (1.3 if plan.style == "pickup" else 1.0)
     hw, hh, hround, slant, dy2, dz2, w2, h2 = _HEADLAMPS[plan.headlamps]
     hw, hh = hw * scale, hh * scale
+    # measured from a front photograph where the vocabulary's size misleads (the Defender
+    # L663's rounded squares, the Bronco's big round lamps); a round lamp stays round
+    measured = plan.lamp_h > 0.0 or plan.lamp_w > 0.0
     if plan.lamp_h > 0.0:
-        # measured from a front photograph: the vocabulary's slim strip misses a deep lamp
-        # (a Clio's or Fiesta's teardrop read as a thin brow); a round lamp stays round
         hh = plan.lamp_h / 2
-        if hround >= 1.0 and plan.headlamps in _ROUND_LAMPS:
+        if plan.headlamps in _ROUND_LAMPS:
             hw = hh
     if plan.lamp_w > 0.0:
         hw = plan.lamp_w / 2
@@ -1536,11 +1537,13 @@ def _lamps_and_grille(
         _place_lamp(p, hw, hh, w_front - hw - 0.11, nose_z - hh - 0.15)
     if plan.headlamps in ("round", "oval") and plan.has("round_body"):
         # big, upright lamps filling the nose's corners (Mini, 500, New Beetle)
-        hw, hh = hw * 1.25, hh * 1.25
+        if not measured:
+            hw, hh = hw * 1.25, hh * 1.25
         _place_lamp(p, hw, hh, w_front - hw - 0.04, nose_z - hh - 0.01)
     if plan.headlamps in ("round", "oval", "teardrop") and plan.has("fender_peaks"):
         # big lamps standing on the raised wings, either side of the sunken bonnet (911, Beetle)
-        hw, hh = hw * 1.2, hh * 1.2
+        if not measured:
+            hw, hh = hw * 1.2, hh * 1.2
         # a mid- or rear-engined car's stand upright on the wings' faces under their tops
         # (higher, the rounded nose clipped them)
         z = nose_z - hh - 0.03 if plan.engine in ("mid", "rear") else nose_z - hh * 0.35

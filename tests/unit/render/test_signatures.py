@@ -797,6 +797,9 @@ def test_a_measured_lamp_size_replaces_the_vocabularys() -> None:
     assert big_round[m.HL_W] == pytest.approx(big_round[m.HL_H]) == pytest.approx(0.125)
     square = model_of(headlamps="rect", hints={"lamp_h": 200, "lamp_w": 240}).decal
     assert (square[m.HL_W], square[m.HL_H]) == pytest.approx((0.12, 0.1))
+    # a round body's or raised wing's lamps are not enlarged again once measured (Cube Z12)
+    cube = model_of(headlamps="oval", features=["round_body"], hints={"lamp_h": 220, "lamp_w": 320})
+    assert (cube.decal[m.HL_W], cube.decal[m.HL_H]) == pytest.approx((0.16, 0.11))
 
 
 def test_a_black_bumper_stands_right_under_a_grille_that_holds_the_lamps() -> None:

@@ -802,6 +802,14 @@ def test_a_measured_lamp_size_replaces_the_vocabularys() -> None:
     assert (cube.decal[m.HL_W], cube.decal[m.HL_H]) == pytest.approx((0.16, 0.11))
 
 
+def test_a_measured_lamp_on_a_raised_wing_is_not_enlarged_again() -> None:
+    # the raised wings' 20 % applies to the vocabulary's size, not to a measured one
+    wing = {"headlamps": "round", "features": ["fender_peaks"]}
+    measured = model_of(**wing, hints={"lamp_h": 200}).decal
+    assert (measured[m.HL_W], measured[m.HL_H]) == pytest.approx((0.1, 0.1))
+    assert model_of(**wing).decal[m.HL_H] > model_of(headlamps="round").decal[m.HL_H] * 1.1
+
+
 def test_a_black_bumper_stands_right_under_a_grille_that_holds_the_lamps() -> None:
     # a band of paint between the grille and the steel bumper read as a Land Cruiser 250 (Bronco)
     def front(features: list[str]) -> tuple[float, float, float]:

@@ -202,6 +202,7 @@ _HINT_RANGES: Final[Mapping[str, tuple[float, float]]] = {
     "grille_w": (200, 2200),  # the grille's (or a big mouth's) widest width, front view
     "lamp_h": (40, 400),  # the head lamp's depth at its deepest, front view
     "lamp_w": (40, 700),  # the head lamp's width, front view
+    "front_oh": (150, 2500),  # nose to front axle, where the maker publishes it
 }
 _REQUIRED: Final = ("make", "model", "generation", "years", "body", "doors", "source")
 _KNOWN_KEYS: Final = frozenset(
@@ -348,6 +349,8 @@ def parse_generation(record: Mapping[str, Any]) -> Generation:
     if not isinstance(hints, dict) or set(hints) - set(_HINT_RANGES):
         raise DesignDataError(f"hints must be an object of {sorted(_HINT_RANGES)}")
     parsed_hints = {key: _number(hints, key, _HINT_RANGES[key]) for key in hints}
+    if parsed_hints.get("front_oh", 0.0) >= dims["length"] - dims["wheelbase"]:
+        raise DesignDataError("front_oh must leave a rear overhang behind the rear axle")
     aliases = record.get("aliases", [])
     if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
         raise DesignDataError("aliases must be a list of model slugs")

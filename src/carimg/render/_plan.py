@@ -230,7 +230,7 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
     style = g.body
     roof = g.roof
     length, height = g.length, g.height
-    # front overhang is not published: the cowl prior and engine place the axle
+    # where the maker publishes no front overhang, the cowl prior and engine place the axle
     front_oh = _front_overhang(g, prior)
     cowl = _hint(g, "cowl", prior.cowl * g.wheelbase / prior.wheelbase)
     default_belt = prior.belt_z * height / prior.height
@@ -285,7 +285,10 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
 
 
 def _front_overhang(g: Generation, p: _Prior) -> float:
-    """Front overhang (mm): the prior's share of the overhangs, shorter for mid/rear engines."""
+    """Front overhang (mm): the published one, else the prior's share of the overhangs, shorter
+    for mid/rear engines."""
+    if "front_oh" in g.hints:
+        return g.hints["front_oh"]
     share = p.front_oh / max(p.length - p.wheelbase, 1.0)
     if g.engine == "mid":
         share = 0.46

@@ -125,6 +125,7 @@ def test_a_bad_record_is_reported_with_its_line_number() -> None:
         ({"tyre": "big"}, "tyre 'big' is not a size"),
         ({"colour": "red"}, "unknown keys"),
         ({"hints": {"screen_rake": 120}}, "screen_rake 120 is outside"),
+        ({"hints": {"front_oh": 2000}}, "front_oh must leave a rear overhang"),
     ],
 )
 def test_a_record_outside_the_vocabulary_is_refused(changes: dict[str, Any], message: str) -> None:

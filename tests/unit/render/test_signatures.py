@@ -1763,3 +1763,11 @@ def test_dual_tail_lamps_are_two_lamps_a_side_with_body_colour_between() -> None
     assert tail_overlay(model, outer, z) == m.TAILLIGHT
     assert tail_overlay(model, inner, z) == m.TAILLIGHT
     assert tail_overlay(model, (outer + inner) / 2, z) != m.TAILLIGHT
+
+
+def test_a_published_front_overhang_places_the_front_axle() -> None:
+    def front_oh(hints: dict[str, float]) -> float:
+        return _plan_from_record(parse_generation({**HATCH, "hints": hints}), 2020).front_oh
+
+    assert front_oh({"front_oh": 800}) == pytest.approx(0.8)
+    assert front_oh({}) != pytest.approx(0.8)

@@ -161,6 +161,7 @@ FEATURES: Final = frozenset(
         "c_clamp",  # a light C round each head lamp, open towards the grille (F-150 2015-2020)
         "belt_drop",  # the side glass steps down behind the sliding door (Odyssey's lightning bolt)
         "belt_kick",  # the side glass's lower edge sweeps up over the rear quarter (CR-V RW)
+        "sill_dip",  # the front door's glass dips at its front corner, by the mirror (F-150)
         "wing_turrets",  # indicator pods standing on the front wings (G-Class)
         "tridion",  # a contrasting safety-cell frame round the cabin and behind the doors (smart)
         "kamm_glass",  # a cut-off Kamm tail with a second, upright pane under the spoiler (Prius)
@@ -202,6 +203,7 @@ _HINT_RANGES: Final[Mapping[str, tuple[float, float]]] = {
     "grille_w": (200, 2200),  # the grille's (or a big mouth's) widest width, front view
     "lamp_h": (40, 400),  # the head lamp's depth at its deepest, front view
     "lamp_w": (40, 700),  # the head lamp's width, front view
+    "roof_w": (600, 2200),  # the greenhouse's width across its top, front view
     "front_oh": (150, 2500),  # nose to front axle, where the maker publishes it
 }
 _REQUIRED: Final = ("make", "model", "generation", "years", "body", "doors", "source")

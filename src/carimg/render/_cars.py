@@ -58,6 +58,7 @@ _ROOF_ARC = 1.7  # how a five-door fastback's roof falls from its peak: the powe
 _ARC_LIP = 0.03  # how far over the deck's height at the tail the arc ends, on the lid (m)
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
 _BELT_DROP_RUN = 0.1  # how long a run (m) a stepped-down window line takes to drop
+_SILL_DIP = (0.5, 0.15)  # how far (m) behind the front door's front edge its glass dips, how deep
 _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over its rear quarter
 # a rear-engined coupe's tail: its end cap's radius, and how much further it rounds and narrows
 # in plan (m; the 911's rear was an upright, square-cornered wall, a 928's)
@@ -616,7 +617,6 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
     wedge = 0.0 if plan.style in ("van", "bus", "truck", "kei") or plan.rear == "box" else 0.03
     wedge += 0.05 * _crossover_wedge(plan)
     belt_line = plan.belt_z + wedge * (s / L - 0.3) * (0.5 + plan.era)
-    tumble = _tumblehome(plan)
     open_top = np.full_like(s, 1.0 if plan.rear == "open" else 0.0)
     valley = np.zeros_like(s)
     if plan.has("fender_peaks"):
@@ -626,6 +626,7 @@ def build_from_plan(plan: BodyPlan) -> VehicleModel:
         )
     # the cabin of a Humvee stands well inboard of its wide, flat shoulders
     ledge = _HUMVEE_LEDGE if plan.has("shoulders") else 0.025
+    tumble = _greenhouse_tumble(plan, w, belt_line, sil.roof_z, ledge)
     half = _half_section(
         zb, zt, w, w_low, belt_line, sil.roof_z, tumble, rnd, open_top, valley, ledge
     )
@@ -745,6 +746,20 @@ def _tumblehome(plan: BodyPlan) -> float:
     if plan.style in ("coupe", "convertible") or plan.engine in ("mid", "rear"):
         return 0.24
     return 0.14 + 0.06 * plan.era
+
+
+def _greenhouse_tumble(plan: BodyPlan, w: F64, belt: F64, roof_z: float, ledge: float) -> float:
+    """How far the greenhouse leans in over its height, as a share of the belt's half width: a
+    measured roof width sets it (a sports car's narrow cabin between its wings, which the
+    style's lean drew nearly full width), else the body style's."""
+    if plan.roof_w <= 0.0:
+        return _tumblehome(plan)
+    widest = float(w.max())
+    # the lean is spread over the glass's height up to the roof's rounded edge (`_half_section`)
+    glass = roof_z - float(np.median(belt))
+    edge = 0.015 + 0.125 * _roundness(plan)
+    share = float(np.clip((glass - edge) / max(glass, 0.2), 0.3, 1.2))
+    return float(np.clip((0.995 * widest - ledge - plan.roof_w / 2) / (widest * share), 0.0, 0.6))
 
 
 def _add_mirrors(
@@ -1411,6 +1426,10 @@ def _decal_params(
             _belt_step(p, x_of(kick_s), -_BELT_KICK[0], _BELT_KICK[1])
     if plan.has("front_quarter"):
         seams[0] = win_front_s + _FRONT_QUARTER
+    if plan.has("sill_dip"):
+        # the front door's glass dips at its front corner, under the mirror: an F-150's
+        # signature from the P2 on (a level window line read as any full-size pickup's)
+        p[m.SILL_DIP_X], p[m.SILL_DIP] = x_of(seams[0] + _SILL_DIP[0]), _SILL_DIP[1]
     if plan.has("tridion"):
         # the safety cell's contrasting band rises behind the doors to the roof
         p[m.TRIDION_X] = x_of(seams[-1] + 0.02)

@@ -111,6 +111,8 @@ TL_WRAP: Final = _layout.slot("tl_wrap")  # how far (m) each tail lamp runs alon
 BELT_DROP_X: Final = _layout.slot("belt_drop_x")  # x behind which the side glass steps down
 BELT_DROP: Final = _layout.slot("belt_drop")  # how far it steps down (0 = none, < 0 up)
 BELT_STEP_RUN: Final = _layout.slot("belt_step_run")  # over how long a run (m) it steps
+SILL_DIP_X: Final = _layout.slot("sill_dip_x")  # x ahead of which the front door's glass dips
+SILL_DIP: Final = _layout.slot("sill_dip")  # how far it dips (m; 0 = none)
 TRIDION_X: Final = _layout.slot("tridion_x")  # x of the contrast band behind the doors, 0 none
 FLOAT_ROOF: Final = _layout.slot("float_roof")  # 1 = black behind the last side window
 KAMM_Z: Final = _layout.slot("kamm_z")  # top of an upright pane in a Kamm tail, 0 none

@@ -77,6 +77,7 @@ class BodyPlan:
     grille_w: float = 0.0  # the grille's or mouth's widest width, 0 = the vocabulary's
     lamp_h: float = 0.0  # the head lamp's depth at its deepest, 0 = the vocabulary's
     lamp_w: float = 0.0  # the head lamp's width, 0 = the vocabulary's (round lamps: its depth)
+    roof_w: float = 0.0  # the greenhouse's width across its top, 0 = the body style's tumblehome
 
     @property
     def rear_oh(self) -> float:
@@ -281,6 +282,7 @@ def _plan_from_record(g: Generation, year: int) -> BodyPlan:
         grille_w=_hint(g, "grille_w", 0.0) / 1000,
         lamp_h=_hint(g, "lamp_h", 0.0) / 1000,
         lamp_w=_hint(g, "lamp_w", 0.0) / 1000,
+        roof_w=_hint(g, "roof_w", 0.0) / 1000,
     )
 
 

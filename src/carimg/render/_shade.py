@@ -21,6 +21,7 @@ _HEAD_WRAP_RISE = 0.12  # rise (m per m back) of a head lamp's run along the win
 # half the length (m) of a fang day-time light down the bumper (208 II: 0.28 m; with 0.2 m the 208
 # was a Peugeot to 3 of 12 blind judges, with 0.28 m to 8 of 12)
 _FANG_HALF = 0.14
+_SILL_DIP_RUN = 0.06  # over how long a run (m) the front door's glass dips to its low corner
 _INTAKE_FLARE = 0.15  # how much wider a lower intake is at its foot than at its middle
 _TRIPLE_BAR = 0.08  # the body-colour bar between a triple intake's openings (m)
 _INTAKE_CELLS = 16.0  # a lower intake's mesh openings a metre (coarse enough to show at 480 px)
@@ -404,6 +405,10 @@ def body_decal(
         # sweeps up (a crossover's kick)
         x_end = decal[m.BELT_DROP_X] - decal[m.BELT_STEP_RUN]
         belt -= decal[m.BELT_DROP] * smooth(decal[m.BELT_DROP_X], x_end, x)
+    if decal[m.SILL_DIP] != 0.0 and x > decal[m.SILL_DIP_X] - _SILL_DIP_RUN:
+        # the front door's glass dips at its front corner (the F-150 from its P2 on)
+        dip_x = decal[m.SILL_DIP_X]
+        belt -= decal[m.SILL_DIP] * smooth(dip_x - _SILL_DIP_RUN, dip_x, x)
     if z > belt + 0.004 and in_gh_x and decal[m.CABIN_FRONT] == 0.0:
         pillar_mat = m.BLACKGLOSS if decal[m.PILLAR_BLACK] > 0.5 else m.PAINT
         if decal[m.UPPER_WHITE] > 0.5:

@@ -12,7 +12,7 @@ import hashlib
 from importlib import resources
 from typing import Final
 
-RENDER_CODE_VERSION: Final = 101
+RENDER_CODE_VERSION: Final = 102
 
 
 def _design_data_digest() -> str:

@@ -81,7 +81,7 @@ def golden_hashes() -> dict[str, Any]:
     return {"version": RENDER_CODE_VERSION, "hashes": hashes}
 
 
-GOLDEN: dict[str, Any] = {'version': 101,
+GOLDEN: dict[str, Any] = {'version': 102,
  'hashes': {'saloon@30': 'f5df798b93a2bfff',
             'saloon@90': '31622744f2eb6fb4',
             'saloon@200': 'e54e4d92a285f6c9',

@@ -78,6 +78,7 @@ def body_half_width_at(model: VehicleModel, x: float) -> float:
         ({"features": ["belt_drop"]}, m.BELT_DROP),
         ({"features": ["racing_stripes"]}, m.STRIPES),
         ({"features": ["c_clamp"]}, m.HL_CLAMP),
+        ({"body": "pickup", "roof": "cab", "features": ["sill_dip"]}, m.SILL_DIP),
         ({"roof": "box", "features": ["safari_windows"]}, m.SAFARI),
     ],
 )  # fmt: skip
@@ -1771,3 +1772,19 @@ def test_a_published_front_overhang_places_the_front_axle() -> None:
 
     assert front_oh({"front_oh": 800}) == pytest.approx(0.8)
     assert front_oh({}) != pytest.approx(0.8)
+
+
+def greenhouse_width(model: VehicleModel) -> float:
+    """The body shell's width 3 to 8 cm under its top (the cabin's roof edge)."""
+    verts = model.mesh.verts[np.unique(model.mesh.tris[model.mesh.mats == m.BODY])]
+    top = verts[:, 2].max()
+    band = verts[(verts[:, 2] > top - 0.08) & (verts[:, 2] < top - 0.03)]
+    return 2 * float(np.abs(band[:, 1]).max())
+
+
+def test_a_measured_roof_width_narrows_the_greenhouse_to_it() -> None:
+    # a sports car's cabin stands well inside its wings; the style's lean drew it nearly full width
+    coupe = {"body": "coupe", "roof": "fastback", "doors": 2, "height": 1300, "engine": "mid"}
+    measured = greenhouse_width(model_of(**coupe, hints={"roof_w": 1150}))
+    assert measured == pytest.approx(1.15, abs=0.06)
+    assert greenhouse_width(model_of(**coupe)) > measured + 0.1

@@ -381,6 +381,12 @@ def _stations(
     return s[(s >= s0) & (s <= s1)]
 
 
+def _roof_edge_radius(rnd: float) -> float:
+    """The radius (m) where the greenhouse's side rounds into the roof: tight on a box, full on a
+    round body."""
+    return 0.015 + 0.125 * rnd
+
+
 def _half_section(
     zb: F64,
     zt: F64,
@@ -402,8 +408,7 @@ def _half_section(
     """
     S = len(zb)
     rb = np.minimum(0.02 + 0.04 * rnd, (zt - zb) * 0.3)
-    rt_base = 0.015 + 0.125 * rnd
-    rt = np.minimum(rt_base, (zt - zb) * 0.4)
+    rt = np.minimum(_roof_edge_radius(rnd), (zt - zb) * 0.4)
     belt_eff = np.clip(belt, zb + rb + 0.01, np.maximum(zt - rt, zb + rb + 0.01))
     gh = np.clip((zt - rt - belt_eff) / max(roof_z - float(np.median(belt)), 0.2), 0.0, 1.2)
     inset = np.minimum(ledge, (zt - rt - belt_eff) * 0.5) * (1.0 - open_top)
@@ -757,7 +762,7 @@ def _greenhouse_tumble(plan: BodyPlan, w: F64, belt: F64, roof_z: float, ledge: 
     widest = float(w.max())
     # the lean is spread over the glass's height up to the roof's rounded edge (`_half_section`)
     glass = roof_z - float(np.median(belt))
-    edge = 0.015 + 0.125 * _roundness(plan)
+    edge = _roof_edge_radius(_roundness(plan))
     share = float(np.clip((glass - edge) / max(glass, 0.2), 0.3, 1.2))
     return float(np.clip((0.995 * widest - ledge - plan.roof_w / 2) / (widest * share), 0.0, 0.6))
 

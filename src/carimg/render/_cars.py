@@ -57,6 +57,7 @@ _MINI_GRILLE_BARS = 3.0  # its bright slats
 _ROOF_ARC = 1.7  # how a five-door fastback's roof falls from its peak: the power of the arc
 _ARC_LIP = 0.03  # how far over the deck's height at the tail the arc ends, on the lid (m)
 _INTAKE_GAP = 0.06  # the least body colour between a grille's foot and a lower intake (m)
+_BELT_SHARE = 0.995  # the side's half width at the belt, as a share of the body's there
 _BELT_DROP_RUN = 0.1  # how long a run (m) a stepped-down window line takes to drop
 _SILL_DIP = (0.5, 0.15)  # how far (m) behind the front door's front edge its glass dips, how deep
 _BELT_KICK = (0.12, 0.25)  # rise and run (m) of a crossover's window line over its rear quarter
@@ -413,7 +414,7 @@ def _half_section(
     gh = np.clip((zt - rt - belt_eff) / max(roof_z - float(np.median(belt)), 0.2), 0.0, 1.2)
     inset = np.minimum(ledge, (zt - rt - belt_eff) * 0.5) * (1.0 - open_top)
     wb = w_low * 0.975
-    wbelt = w * 0.995
+    wbelt = w * _BELT_SHARE
     wtop = wbelt - inset - tumble * w * gh
     cols: list[tuple[F64, F64]] = []
 
@@ -764,7 +765,8 @@ def _greenhouse_tumble(plan: BodyPlan, w: F64, belt: F64, roof_z: float, ledge: 
     glass = roof_z - float(np.median(belt))
     edge = _roof_edge_radius(_roundness(plan))
     share = float(np.clip((glass - edge) / max(glass, 0.2), 0.3, 1.2))
-    return float(np.clip((0.995 * widest - ledge - plan.roof_w / 2) / (widest * share), 0.0, 0.6))
+    lean = (_BELT_SHARE * widest - ledge - plan.roof_w / 2) / (widest * share)
+    return float(np.clip(lean, 0.0, 0.6))
 
 
 def _add_mirrors(

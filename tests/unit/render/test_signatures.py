@@ -1788,3 +1788,20 @@ def test_a_measured_roof_width_narrows_the_greenhouse_to_it() -> None:
     measured = greenhouse_width(model_of(**coupe, hints={"roof_w": 1150}))
     assert measured == pytest.approx(1.15, abs=0.06)
     assert greenhouse_width(model_of(**coupe)) > measured + 0.1
+
+
+def test_a_sill_dip_lowers_the_front_door_glass_ahead_of_its_step_only() -> None:
+    # the F-150's front door glass drops under the mirror; behind the step its line is unchanged
+    pickup: dict[str, Any] = {"body": "pickup", "roof": "cab", "height": 1950}
+    step_x = float(model_of(**pickup, features=["sill_dip"]).decal[m.SILL_DIP_X])
+
+    def glass_under_the_belt(features: list[str], x_from_step: float) -> bool:
+        model = model_of(**pickup, features=features)
+        x = step_x + x_from_step
+        z = prof(model.profile, model.decal, x, 1) - 0.08
+        overlay = body_decal(x, 0.9, z, 0.0, 1.0, 0.0, 0.002, model.decal, model.profile)[1]
+        return bool(overlay == m.GLASS)
+
+    assert glass_under_the_belt(["sill_dip"], 0.05)
+    assert not glass_under_the_belt(["sill_dip"], -0.2)
+    assert not glass_under_the_belt([], 0.05)
